@@ -1,0 +1,1563 @@
+/**
+ * Public type declarations for `mastra-mcp-native`.
+ *
+ * This package is a drop-in replacement for the *client side* of `@mastra/mcp`
+ * (API surface of version 1.18.0). A TypeScript project that does
+ * `import { MCPClient, ... } from '@mastra/mcp'` should type-check unchanged
+ * when that specifier resolves to this package.
+ *
+ * Design notes
+ * ------------
+ * - This file is self-contained: the package does not depend on any
+ *   `@modelcontextprotocol/*` package, so every MCP protocol / OAuth shape that
+ *   appears in the public API is declared here structurally. The shapes follow
+ *   the MCP specification (and the TypeScript SDK's inferred types) closely
+ *   enough that values typed with the SDK's own types remain assignable in both
+ *   directions. Objects that the protocol leaves open carry an index signature.
+ * - `@mastra/core` is a peer dependency; its classes/types (MastraBase, Tool,
+ *   RequestContext, MCPServerBase, ...) are imported from its public subpath
+ *   exports: `@mastra/core/base`, `/di`, `/tools`, `/mcp`, `/agent`.
+ * - `@types/node` is expected to be present (as it is in every Mastra project)
+ *   for `Stream` (see `MCPClient#getServerStderr`).
+ *
+ * Deliberate differences from @mastra/mcp 1.18.0 (all widen what callers may
+ * pass, or narrow what they receive, so existing code keeps compiling):
+ * - server definitions also accept `log` (documented alias of `logger`) and a
+ *   string `url`;
+ * - `prompts.get` also accepts `version` and its result may carry `prompt`;
+ * - `toMCPServerProxies()` is typed as returning `MCPClientServerProxy`
+ *   instances (a subclass of `MCPServerBase`, as in the original runtime).
+ *
+ * Server-side exports of @mastra/mcp 1.18.0 that are intentionally NOT declared
+ * here (this package implements the client only):
+ *   - classes:   MCPServer, MastraApiMCPServer
+ *   - functions: createOAuthMiddleware, createStaticTokenValidator,
+ *                createIntrospectionValidator, generateWWWAuthenticateHeader,
+ *                generateProtectedResourceMetadata, extractBearerToken
+ *   - types:     MastraApiMCPServerOptions, MCPServerProtocolVersion,
+ *                MCPServerCacheableMethod, MCPServerCacheHints,
+ *                MCPServerResourceContentCallback, MCPServerResourceContent,
+ *                MCPServerResources, MastraPrompt,
+ *                MCPServerPromptMessagesCallback, MCPServerPrompts,
+ *                ElicitationActions, MCPRequestHandlerExtra, AppResource,
+ *                AppResources, RequestOptions, OAuthMiddlewareOptions,
+ *                OAuthMiddlewareResult, MCPServerOAuthConfig,
+ *                TokenValidationResult, OAuthResponseOptions
+ * (`Resource` and `ResourceTemplate`, which 1.18 exports from its server
+ * module, are plain protocol types and ARE declared below.)
+ */
+
+import type { Stream } from 'node:stream';
+import { MastraBase } from '@mastra/core/base';
+import type { RequestContext } from '@mastra/core/di';
+import type { Tool } from '@mastra/core/tools';
+import type { ToolsInput } from '@mastra/core/agent';
+import { MCPServerBase } from '@mastra/core/mcp';
+import type {
+  MCPServerConfig,
+  MCPServerHonoSSEOptions,
+  MCPServerHTTPOptions,
+  MCPServerSSEOptions,
+  MCPToolType,
+  ServerDetailInfo,
+  ServerInfo,
+} from '@mastra/core/mcp';
+
+// ===========================================================================
+// MCP protocol types (structural copies of the spec shapes we expose)
+// ===========================================================================
+
+/** Severity of a log message sent by an MCP server (RFC 5424 levels). */
+export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** Token used to correlate progress notifications with a request. */
+export type ProgressToken = string | number;
+
+/** Free-form `_meta` object attached to protocol objects. */
+export interface MetaObject {
+  [key: string]: unknown;
+}
+
+/** `_meta` attached to request params (may carry a progress token). */
+export interface RequestMetaObject {
+  [key: string]: unknown;
+  progressToken?: ProgressToken;
+  'io.modelcontextprotocol/related-task'?: { taskId: string };
+}
+
+/** An icon a server advertises for a tool, prompt, resource, ... */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+/** Identity of an MCP implementation (client or server). */
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+}
+
+/** `_meta` attached to results; servers may identify themselves in it. */
+export interface ResultMetaObject {
+  [key: string]: unknown;
+  'io.modelcontextprotocol/serverInfo'?: Implementation;
+}
+
+/** Optional hints about how content is meant to be used or displayed. */
+export interface Annotations {
+  audience?: Array<'user' | 'assistant'>;
+  priority?: number;
+  lastModified?: string;
+}
+
+/** A resource advertised by an MCP server (`resources/list`). */
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: MetaObject;
+}
+
+/** A parameterised resource (RFC 6570 URI template) (`resources/templates/list`). */
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: MetaObject;
+}
+
+/** Alias kept for parity with the MCP SDK's name for {@link ResourceTemplate}. */
+export type ResourceTemplateType = ResourceTemplate;
+
+/** Text contents of a resource. */
+export interface TextResourceContents {
+  uri: string;
+  text: string;
+  mimeType?: string;
+  _meta?: MetaObject;
+}
+
+/** Binary (base64) contents of a resource. */
+export interface BlobResourceContents {
+  uri: string;
+  blob: string;
+  mimeType?: string;
+  _meta?: MetaObject;
+}
+
+/** Contents returned by `resources/read`. */
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+/** Result of `resources/read`. */
+export interface ReadResourceResult {
+  [key: string]: unknown;
+  contents: ResourceContents[];
+  _meta?: ResultMetaObject;
+}
+
+/** Result of requests that return nothing (e.g. `resources/subscribe`). */
+export interface EmptyResult {
+  _meta?: ResultMetaObject;
+}
+
+/** Text content block. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+  annotations?: Annotations;
+  _meta?: MetaObject;
+}
+
+/** Image content block (base64 data). */
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: MetaObject;
+}
+
+/** Audio content block (base64 data). */
+export interface AudioContent {
+  type: 'audio';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: MetaObject;
+}
+
+/** A link to a resource, returned inside content. */
+export interface ResourceLink {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: MetaObject;
+}
+
+/** A resource embedded in content. */
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: ResourceContents;
+  annotations?: Annotations;
+  _meta?: MetaObject;
+}
+
+/** Any content block that may appear in prompt messages and tool results. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** An argument accepted by a prompt template. */
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** A prompt template advertised by an MCP server (`prompts/list`). */
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: MetaObject;
+}
+
+/** A message produced by rendering a prompt. */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+/** Result of `prompts/get`. */
+export interface GetPromptResult {
+  [key: string]: unknown;
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: ResultMetaObject;
+}
+
+/** Result of `tools/call`. */
+export interface CallToolResult {
+  [key: string]: unknown;
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: ResultMetaObject;
+}
+
+/** Hints a server may attach to a tool (untrusted unless the server is trusted). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/**
+ * Capabilities the client advertises to a server. Kept deliberately loose:
+ * the protocol allows arbitrary (JSON) sub-objects here.
+ */
+export interface ClientCapabilities {
+  [key: string]: unknown;
+  experimental?: Record<string, Record<string, unknown>>;
+  sampling?: Record<string, unknown>;
+  elicitation?: Record<string, unknown>;
+  roots?: { listChanged?: boolean; [key: string]: unknown };
+  tasks?: Record<string, unknown>;
+  extensions?: Record<string, Record<string, unknown>>;
+}
+
+/** Schema of a single field in an elicitation form. */
+export type PrimitiveSchemaDefinition =
+  | {
+      type: 'string';
+      title?: string;
+      description?: string;
+      minLength?: number;
+      maxLength?: number;
+      format?: 'email' | 'uri' | 'date' | 'date-time';
+      default?: string;
+    }
+  | {
+      type: 'number' | 'integer';
+      title?: string;
+      description?: string;
+      minimum?: number;
+      maximum?: number;
+      default?: number;
+    }
+  | {
+      type: 'boolean';
+      title?: string;
+      description?: string;
+      default?: boolean;
+    }
+  | {
+      type: 'string';
+      enum: string[];
+      /** @deprecated legacy titled enum */
+      enumNames?: string[];
+      title?: string;
+      description?: string;
+      default?: string;
+    }
+  | {
+      type: 'string';
+      oneOf: Array<{ const: string; title: string }>;
+      title?: string;
+      description?: string;
+      default?: string;
+    }
+  | {
+      type: 'array';
+      items: { type: 'string'; enum: string[] };
+      title?: string;
+      description?: string;
+      minItems?: number;
+      maxItems?: number;
+      default?: string[];
+    }
+  | {
+      type: 'array';
+      items: { anyOf: Array<{ const: string; title: string }> };
+      title?: string;
+      description?: string;
+      minItems?: number;
+      maxItems?: number;
+      default?: string[];
+    };
+
+/** Flat JSON-schema object describing the data a form elicitation asks for. */
+export interface ElicitRequestedSchema {
+  [key: string]: unknown;
+  type: 'object';
+  properties: Record<string, PrimitiveSchemaDefinition>;
+  required?: string[];
+}
+
+/** Params of a form-mode `elicitation/create` request. */
+export interface ElicitRequestFormParams {
+  mode?: 'form';
+  message: string;
+  requestedSchema: ElicitRequestedSchema;
+  task?: { ttl?: number };
+  _meta?: RequestMetaObject;
+}
+
+/** Params of a URL-mode `elicitation/create` request. */
+export interface ElicitRequestURLParams {
+  mode: 'url';
+  message: string;
+  elicitationId: string;
+  url: string;
+  task?: { ttl?: number };
+  _meta?: RequestMetaObject;
+}
+
+/** Params of an `elicitation/create` request (what an {@link ElicitationHandler} receives). */
+export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
+
+/** The `elicitation/create` request. */
+export interface ElicitRequest {
+  method: 'elicitation/create';
+  params: ElicitRequestParams;
+}
+
+/** The user's answer to an elicitation request. */
+export interface ElicitResult {
+  [key: string]: unknown;
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+  _meta?: ResultMetaObject;
+}
+
+/** Params of a `notifications/progress` notification. */
+export interface ProgressNotificationParams {
+  progressToken: ProgressToken;
+  progress: number;
+  total?: number;
+  message?: string;
+  _meta?: RequestMetaObject;
+}
+
+/** The `notifications/progress` notification. */
+export interface ProgressNotification {
+  method: 'notifications/progress';
+  params: ProgressNotificationParams;
+}
+
+/** Params of a `notifications/resources/updated` notification. */
+export interface ResourceUpdatedNotificationParams {
+  uri: string;
+  _meta?: RequestMetaObject;
+}
+
+// ===========================================================================
+// OAuth types
+// ===========================================================================
+
+/** OAuth 2.0 Dynamic Client Registration metadata (RFC 7591). */
+export interface OAuthClientMetadata {
+  redirect_uris: string[];
+  token_endpoint_auth_method?: string;
+  grant_types?: string[];
+  response_types?: string[];
+  application_type?: string;
+  client_name?: string;
+  client_uri?: string;
+  logo_uri?: string;
+  scope?: string;
+  contacts?: string[];
+  tos_uri?: string;
+  policy_uri?: string;
+  jwks_uri?: string;
+  jwks?: any;
+  software_id?: string;
+  software_version?: string;
+  software_statement?: string;
+}
+
+/** Client credentials issued by an authorization server. */
+export interface OAuthClientInformation {
+  client_id: string;
+  client_secret?: string;
+  client_id_issued_at?: number;
+  client_secret_expires_at?: number;
+}
+
+/** Full registration response: metadata plus issued credentials. */
+export interface OAuthClientInformationFull extends OAuthClientMetadata, OAuthClientInformation {}
+
+/** Either form of client information. */
+export type OAuthClientInformationMixed = OAuthClientInformation | OAuthClientInformationFull;
+
+/** Client information as persisted by a provider (may be bound to an issuer). */
+export type StoredOAuthClientInformation = OAuthClientInformationMixed & { issuer?: string };
+
+/** OAuth 2.1 token response. */
+export interface OAuthTokens {
+  access_token: string;
+  token_type: string;
+  id_token?: string;
+  expires_in?: number;
+  scope?: string;
+  refresh_token?: string;
+}
+
+/** Tokens as persisted by a provider (may be bound to an issuer). */
+export type StoredOAuthTokens = OAuthTokens & { issuer?: string };
+
+/** OAuth error response body (RFC 6749 §5.2). */
+export interface OAuthErrorResponse {
+  error: string;
+  error_description?: string;
+  error_uri?: string;
+}
+
+/** Error body of a failed dynamic client registration. */
+export interface OAuthClientRegistrationError {
+  error: string;
+  error_description?: string;
+}
+
+/** Token revocation request (RFC 7009). */
+export interface OAuthTokenRevocationRequest {
+  token: string;
+  token_type_hint?: string;
+}
+
+/** Authorization server metadata (RFC 8414). */
+export interface OAuthMetadata {
+  [key: string]: unknown;
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  response_types_supported: string[];
+  registration_endpoint?: string;
+  scopes_supported?: string[];
+  response_modes_supported?: string[];
+  grant_types_supported?: string[];
+  token_endpoint_auth_methods_supported?: string[];
+  token_endpoint_auth_signing_alg_values_supported?: string[];
+  service_documentation?: string;
+  revocation_endpoint?: string;
+  revocation_endpoint_auth_methods_supported?: string[];
+  revocation_endpoint_auth_signing_alg_values_supported?: string[];
+  introspection_endpoint?: string;
+  introspection_endpoint_auth_methods_supported?: string[];
+  introspection_endpoint_auth_signing_alg_values_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  client_id_metadata_document_supported?: boolean;
+  authorization_response_iss_parameter_supported?: boolean;
+}
+
+/** OpenID Connect discovery metadata. */
+export interface OpenIdProviderDiscoveryMetadata {
+  [key: string]: unknown;
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  response_types_supported: string[];
+  subject_types_supported: string[];
+  id_token_signing_alg_values_supported: string[];
+  userinfo_endpoint?: string;
+  registration_endpoint?: string;
+  scopes_supported?: string[];
+  response_modes_supported?: string[];
+  grant_types_supported?: string[];
+  token_endpoint_auth_methods_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  client_id_metadata_document_supported?: boolean;
+  authorization_response_iss_parameter_supported?: boolean;
+}
+
+/** Either flavour of authorization server metadata. */
+export type AuthorizationServerMetadata = OAuthMetadata | OpenIdProviderDiscoveryMetadata;
+
+/** OAuth 2.0 Protected Resource Metadata (RFC 9728). */
+export interface OAuthProtectedResourceMetadata {
+  [key: string]: unknown;
+  resource: string;
+  authorization_servers?: string[];
+  jwks_uri?: string;
+  scopes_supported?: string[];
+  bearer_methods_supported?: string[];
+  resource_signing_alg_values_supported?: string[];
+  resource_name?: string;
+  resource_documentation?: string;
+  resource_policy_uri?: string;
+  resource_tos_uri?: string;
+  tls_client_certificate_bound_access_tokens?: boolean;
+  authorization_details_types_supported?: string[];
+  dpop_signing_alg_values_supported?: string[];
+  dpop_bound_access_tokens_required?: boolean;
+}
+
+/** Outcome of {@link auth}. */
+export type AuthResult = 'AUTHORIZED' | 'REDIRECT';
+
+/** Context handed to provider methods that read/write issuer-bound credentials. */
+export interface OAuthClientInformationContext {
+  issuer: string;
+}
+
+/** Discovery results a provider may cache between flows. */
+export interface OAuthDiscoveryState {
+  authorizationServerUrl: string;
+  authorizationServerMetadata?: AuthorizationServerMetadata;
+  resourceMetadata?: OAuthProtectedResourceMetadata;
+  resourceMetadataUrl?: string;
+}
+
+/** Hook to add client authentication to token requests. */
+export type AddClientAuthentication = (
+  headers: Headers,
+  params: URLSearchParams,
+  url: string | URL,
+  metadata?: AuthorizationServerMetadata,
+) => void | Promise<void>;
+
+/**
+ * An OAuth 2.1 client implementation driving the MCP authorization flow.
+ * {@link MCPOAuthClientProvider} is a ready-to-use implementation.
+ */
+export interface OAuthClientProvider {
+  /** Redirect URL the authorization server sends the user agent back to. */
+  readonly redirectUrl: string | URL | undefined;
+  /**
+   * URL of a Client ID Metadata Document. When set (and supported by the
+   * authorization server), it is used as the `client_id` instead of dynamic
+   * client registration.
+   */
+  clientMetadataUrl?: string;
+  /** Metadata used for dynamic client registration. */
+  readonly clientMetadata: OAuthClientMetadata;
+  /** OAuth `state` parameter for the authorization request. */
+  state?(): string | Promise<string>;
+  clientInformation(
+    ctx?: OAuthClientInformationContext,
+  ): StoredOAuthClientInformation | undefined | Promise<StoredOAuthClientInformation | undefined>;
+  saveClientInformation?(
+    clientInformation: StoredOAuthClientInformation,
+    ctx?: OAuthClientInformationContext,
+  ): void | Promise<void>;
+  tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined | Promise<StoredOAuthTokens | undefined>;
+  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void | Promise<void>;
+  redirectToAuthorization(authorizationUrl: URL): void | Promise<void>;
+  saveCodeVerifier(codeVerifier: string): void | Promise<void>;
+  codeVerifier(): string | Promise<string>;
+  addClientAuthentication?: AddClientAuthentication;
+  validateResourceURL?(serverUrl: string | URL, resource?: string): Promise<URL | undefined>;
+  invalidateCredentials?(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void | Promise<void>;
+  prepareTokenRequest?(scope?: string): URLSearchParams | Promise<URLSearchParams | undefined> | undefined;
+  saveAuthorizationServerUrl?(authorizationServerUrl: string): void | Promise<void>;
+  authorizationServerUrl?(): string | undefined | Promise<string | undefined>;
+  saveResourceUrl?(resourceUrl: string): void | Promise<void>;
+  resourceUrl?(): string | undefined | Promise<string | undefined>;
+  saveDiscoveryState?(state: OAuthDiscoveryState): void | Promise<void>;
+  discoveryState?(): OAuthDiscoveryState | undefined | Promise<OAuthDiscoveryState | undefined>;
+}
+
+/** Plain `fetch`-compatible function. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** Context passed to {@link AuthProvider.onUnauthorized}. */
+export interface UnauthorizedContext {
+  response: Response;
+  serverUrl: URL;
+  fetchFn: FetchLike;
+}
+
+/** Minimal bearer-token provider (alternative to a full {@link OAuthClientProvider}). */
+export interface AuthProvider {
+  token(): Promise<string | undefined>;
+  onUnauthorized?(ctx: UnauthorizedContext): Promise<void>;
+}
+
+// ===========================================================================
+// Logging, handlers, approval
+// ===========================================================================
+
+/**
+ * A `fetch` implementation that also receives the current Mastra request
+ * context (or `null` when none is available, e.g. during the connection
+ * handshake). Use it to forward request-scoped credentials to the MCP server.
+ */
+export type MastraFetchLike = (
+  url: string | URL,
+  init?: RequestInit,
+  requestContext?: RequestContext | null,
+) => Promise<Response>;
+
+/** A log record emitted by an MCP server or by the client on its behalf. */
+export interface LogMessage {
+  /** Severity. */
+  level: LoggingLevel;
+  /** Human readable message. */
+  message: string;
+  /** When the record was created. */
+  timestamp: Date;
+  /** Name (key in `servers`) of the server the record relates to. */
+  serverName: string;
+  /** Extra structured data. */
+  details?: Record<string, any>;
+  /** Request context active when the record was produced, if any. */
+  requestContext?: RequestContext | null;
+}
+
+/** Receives {@link LogMessage}s for one server. */
+export type LogHandler = (logMessage: LogMessage) => void;
+
+/** Answers `elicitation/create` requests from a server. */
+export type ElicitationHandler = (request: ElicitRequest['params']) => Promise<ElicitResult>;
+
+/** Receives `notifications/progress` params from a server. */
+export type ProgressHandler = (params: ProgressNotification['params']) => void;
+
+/** Receives `notifications/resources/updated` params from a server. */
+export type ResourceUpdatedHandler = (params: { uri: string }) => void;
+
+/** Called when a server reports that a list (tools/prompts/resources) changed. */
+export type ListChangedHandler = () => void;
+
+/** A filesystem root exposed to a server (MCP `roots`). */
+export interface Root {
+  /** `file://` URI of the root. */
+  uri: string;
+  /** Optional display name. */
+  name?: string;
+}
+
+/** Information handed to a {@link RequireToolApprovalFn}. */
+export interface RequireToolApprovalContext {
+  /** Server-side name of the tool being called. */
+  toolName: string;
+  /** Arguments the model supplied. */
+  args: Record<string, unknown>;
+  /** Request context as a plain object, when one is available. */
+  requestContext?: Record<string, unknown>;
+  /**
+   * Annotations the server advertised for the tool, or `undefined` when it
+   * advertised none. These are hints from the server, not guarantees.
+   */
+  annotations?: ToolAnnotations;
+}
+
+/** Decides per call whether a tool needs human approval. */
+export type RequireToolApprovalFn = (ctx: RequireToolApprovalContext) => boolean | Promise<boolean>;
+
+/** `true`: every tool needs approval; `false`/omitted: none do; function: decide per call. */
+export type RequireToolApproval = boolean | RequireToolApprovalFn;
+
+// ===========================================================================
+// Server definitions
+// ===========================================================================
+
+/** How a child process' stderr is handled (Node `child_process` `IOType`). */
+export type StdioStderrMode = 'overlapped' | 'pipe' | 'ignore' | 'inherit';
+
+/** A JSON Schema validator factory (structural twin of the MCP SDK's `jsonSchemaValidator`). */
+export interface JsonSchemaValidatorProvider {
+  getValidator<T>(
+    schema: any,
+  ): (
+    input: unknown,
+  ) =>
+    | { valid: true; data: T; errorMessage: undefined }
+    | { valid: false; data: undefined; errorMessage: string };
+}
+
+/** Reconnection tuning for the Streamable HTTP transport. */
+export interface StreamableHTTPReconnectionOptions {
+  maxReconnectionDelay: number;
+  initialReconnectionDelay: number;
+  reconnectionDelayGrowFactor: number;
+  maxRetries: number;
+}
+
+/** Request init the SSE fallback hands to `eventSourceInit.fetch`. */
+export interface EventSourceFetchInit {
+  signal: { aborted: boolean } | any;
+  headers: { [key: string]: string; Accept: 'text/event-stream' };
+  mode: 'cors' | 'no-cors' | 'same-origin';
+  credentials?: 'include' | 'omit' | 'same-origin';
+  cache: 'no-store';
+  redirect: 'error' | 'follow' | 'manual';
+}
+
+/** Minimal response shape `eventSourceInit.fetch` must resolve to (a `Response` qualifies). */
+export interface EventSourceFetchResponse {
+  readonly body: unknown;
+  readonly url: string;
+  readonly status: number;
+  readonly redirected: boolean;
+  readonly headers: { get(name: string): string | null };
+}
+
+/** Options for the legacy SSE event stream. */
+export interface EventSourceInit {
+  withCredentials?: boolean;
+  fetch?: (url: string | URL, init: EventSourceFetchInit) => Promise<EventSourceFetchResponse>;
+}
+
+/** Options shared by every server definition. */
+export type BaseServerOptions = {
+  /** Receives this server's log messages. */
+  logger?: LogHandler;
+  /** Alias of {@link BaseServerOptions.logger} (as used in the Mastra docs). */
+  log?: LogHandler;
+  /** Per-server request timeout in milliseconds (overrides the client-wide `timeout`). */
+  timeout?: number;
+  /** Capabilities to advertise to this server. */
+  capabilities?: ClientCapabilities;
+  /**
+   * Forward the server's log notifications to `logger`.
+   * @default true
+   */
+  enableServerLogs?: boolean;
+  /**
+   * Attach a progress token to tool calls so the server can report progress
+   * (see `MCPClient#progress`).
+   * @default true
+   */
+  enableProgressTracking?: boolean;
+  /**
+   * Inject the instructions this server returns at initialization into the
+   * system prompt of agents that use its tools. Only enable for trusted servers.
+   * @default false
+   */
+  forwardInstructions?: boolean;
+  /**
+   * Maximum number of instruction characters forwarded per server.
+   * @default 512
+   */
+  instructionsMaxLength?: number;
+  /** Require human approval before this server's tools execute. */
+  requireToolApproval?: RequireToolApproval;
+  /**
+   * How in-band tool failures (`isError: true`) are surfaced: `'throw'`
+   * (default) raises an error carrying the server's content text, `'return'`
+   * resolves with the raw result.
+   * @default 'throw'
+   */
+  onToolError?: 'throw' | 'return';
+  /** Custom JSON Schema validator (e.g. for Cloudflare Workers). */
+  jsonSchemaValidator?: JsonSchemaValidatorProvider;
+  /** Filesystem roots exposed to the server (enables the `roots` capability). */
+  roots?: Root[];
+  /**
+   * Opt-in protocol version negotiation. Omitted: legacy handshake.
+   * `'auto'`: probe and prefer `2026-07-28`, falling back to legacy.
+   * `'2026-07-28'`: require that revision.
+   */
+  protocolVersion?: 'auto' | '2026-07-28';
+};
+
+/** A server launched as a child process speaking MCP over stdio. */
+export type StdioServerDefinition = BaseServerOptions & {
+  /** Executable to launch (e.g. `npx`, `node`, `python`). */
+  command: string;
+  /** Arguments for the command. */
+  args?: string[];
+  /** Environment variables for the child process. */
+  env?: Record<string, string>;
+  /**
+   * Start the child environment from the SDK's curated default whitelist
+   * (`HOME`, `PATH`, ...). When `false`, only `env` is passed.
+   * @default true
+   */
+  inheritDefaultEnv?: boolean;
+  /**
+   * What to do with the child's stderr: `'inherit'` (default), `'pipe'`
+   * (readable via `MCPClient#getServerStderr`) or `'ignore'`.
+   */
+  stderr?: StdioStderrMode;
+  /** Working directory for the child process. */
+  cwd?: string;
+  url?: never;
+  requestInit?: never;
+  eventSourceInit?: never;
+  authProvider?: never;
+  reconnectionOptions?: never;
+  sessionId?: never;
+  connectTimeout?: never;
+  fetch?: never;
+  allowedHosts?: never;
+};
+
+/** A remote server reached over Streamable HTTP (falling back to legacy SSE). */
+export type HttpServerDefinition = BaseServerOptions & {
+  /** Endpoint of the MCP server. */
+  url: URL | string;
+  command?: never;
+  args?: never;
+  env?: never;
+  inheritDefaultEnv?: never;
+  stderr?: never;
+  cwd?: never;
+  /** Custom fetch used for every HTTP request made for this server. */
+  fetch?: MastraFetchLike;
+  /**
+   * Allow-list of hosts (`URL.host`, exact, case-insensitive) this server's
+   * requests may target, including redirects and OAuth traffic. `[]` denies all.
+   */
+  allowedHosts?: string[];
+  /** Init merged into every HTTP request (e.g. static headers). */
+  requestInit?: RequestInit;
+  /** Options for the SSE fallback's event stream. */
+  eventSourceInit?: EventSourceInit;
+  /** OAuth / bearer token provider. */
+  authProvider?: AuthProvider | OAuthClientProvider;
+  /** Streamable HTTP reconnection tuning. */
+  reconnectionOptions?: StreamableHTTPReconnectionOptions;
+  /** Resume an existing Streamable HTTP session. */
+  sessionId?: string;
+  /**
+   * Timeout (ms) for the connection phase before falling back from
+   * Streamable HTTP to SSE.
+   * @default 3000
+   */
+  connectTimeout?: number;
+};
+
+/**
+ * Configuration of one MCP server. A definition with `command` uses stdio; one
+ * with `url` uses Streamable HTTP with an SSE fallback.
+ */
+export type MastraMCPServerDefinition = StdioServerDefinition | HttpServerDefinition;
+
+/** Options of {@link MCPClient}'s constructor. */
+export interface MCPClientOptions {
+  /**
+   * Unique id. Needed when several clients are created with identical
+   * `servers` (otherwise the constructor throws to prevent leaks).
+   */
+  id?: string;
+  /** Servers keyed by the name used to namespace their tools. */
+  servers: Record<string, MastraMCPServerDefinition>;
+  /**
+   * Default timeout in milliseconds for all servers.
+   * @default 60000
+   */
+  timeout?: number;
+}
+
+/**
+ * @internal Options of {@link InternalMastraMCPClient}.
+ */
+export type InternalMastraMCPClientOptions = {
+  name: string;
+  server: MastraMCPServerDefinition;
+  capabilities?: ClientCapabilities;
+  version?: string;
+  timeout?: number;
+};
+
+// ===========================================================================
+// Discovery results
+// ===========================================================================
+
+/** Options for the `*WithErrors` discovery methods. */
+export interface MCPDiscoveryOptions {
+  /** Per-server time budget in ms; slower servers are reported in `errors`. */
+  perServerTimeoutMs?: number;
+}
+
+/** Structured description of why discovery failed for a server. */
+export interface MCPDiscoveryErrorDetails {
+  /** Human readable message (with `(HTTP nnn)` when a status is known). */
+  message: string;
+  /** HTTP status reported by the transport. */
+  httpStatus?: number;
+  /** Deepest error code found in the cause chain. */
+  code?: string | number;
+}
+
+/** Per-server failure information shared by every `*WithErrors` result. */
+export interface MCPDiscoveryErrors {
+  /** Failure message per server name. */
+  errors: Record<string, string>;
+  /** Structured failure details per server name. */
+  errorDetails: Record<string, MCPDiscoveryErrorDetails>;
+  /** Discovery time in ms per server; present when options were passed. */
+  durations?: Record<string, number>;
+}
+
+/** An executable Mastra tool produced from an MCP tool. */
+export type MCPTool = Tool<any, any, any, any>;
+
+/** Result of {@link MCPClient.listToolsWithErrors}. */
+export interface MCPToolsWithErrors extends MCPDiscoveryErrors {
+  /** Tools keyed `serverName_toolName`. */
+  tools: Record<string, MCPTool>;
+}
+
+/** Result of {@link MCPClient.listToolsetsWithErrors}. */
+export interface MCPToolsetsWithErrors extends MCPDiscoveryErrors {
+  /** Tools grouped by server name. */
+  toolsets: Record<string, Record<string, MCPTool>>;
+}
+
+/** Result of {@link MCPClient.listToolDefinitionsWithErrors}. */
+export interface MCPToolDefinitionsWithErrors extends MCPDiscoveryErrors {
+  definitions: SerializableMCPToolCatalog;
+}
+
+/** Result of `resources.listWithErrors`. */
+export interface MCPResourcesWithErrors extends MCPDiscoveryErrors {
+  resources: Record<string, Resource[]>;
+}
+
+/** Result of `resources.templatesWithErrors`. */
+export interface MCPResourceTemplatesWithErrors extends MCPDiscoveryErrors {
+  templates: Record<string, ResourceTemplate[]>;
+}
+
+/** Result of `prompts.listWithErrors`. */
+export interface MCPPromptsWithErrors extends MCPDiscoveryErrors {
+  prompts: Record<string, Prompt[]>;
+}
+
+/**
+ * JSON-serialisable description of one tool as advertised by a server
+ * (`tools/list` entry plus server metadata). Cache it and rebuild the tool
+ * later with {@link MCPClient.toolFromDefinition}.
+ */
+export type SerializableMCPToolDefinition = {
+  /** Tool name as advertised (not namespaced). */
+  name: string;
+  description?: string;
+  /** Raw JSON Schema of the arguments. */
+  inputSchema: unknown;
+  /** Raw JSON Schema of structured output, if declared. */
+  outputSchema?: unknown;
+  annotations?: ToolAnnotations;
+  /** Server-supplied `_meta` (e.g. `ui.resourceUri` for MCP Apps). */
+  _meta?: Record<string, unknown>;
+  /** Server metadata captured at discovery time. */
+  server: {
+    /** Configured server name. */
+    name: string;
+    /** Version reported in the handshake. */
+    version?: string;
+    /** Instructions returned at initialization. */
+    instructions?: string;
+  };
+};
+
+/** Serializable catalog: server name -> tool name -> definition. */
+export type SerializableMCPToolCatalog = Record<string, Record<string, SerializableMCPToolDefinition>>;
+
+/**
+ * OAuth state of a server connection: `'needs-auth'` after a 401 that needs
+ * interactive authorization, `'authorized'` once credentials were accepted.
+ */
+export type MCPServerAuthState = 'needs-auth' | 'authorized';
+
+// ===========================================================================
+// Hidden channels on structured tool results
+// ===========================================================================
+
+/**
+ * Symbol under which the MCP `content` blocks are kept (non-enumerable) on an
+ * object/array result returned by a tool that produced `structuredContent`.
+ */
+export declare const MCP_CALL_TOOL_CONTENT: unique symbol;
+
+/** Symbol under which the result-level `_meta` is kept on structured tool results. */
+export declare const MCP_CALL_TOOL_META: unique symbol;
+
+/** Returns the MCP `content` blocks hidden on a structured tool result, if any. */
+export declare function getMcpCallToolContent(output: unknown): unknown;
+
+/** Returns the result-level `_meta` hidden on a structured tool result, if any. */
+export declare function getMcpCallToolMeta(output: unknown): Record<string, unknown> | undefined;
+
+// ===========================================================================
+// MCPClient
+// ===========================================================================
+
+/** `MCPClient#resources`. */
+export interface MCPClientResourceActions {
+  /** Resources of every server, keyed by server name. */
+  list(): Promise<Record<string, Resource[]>>;
+  /** Like `list`, also reporting servers that failed. */
+  listWithErrors(options?: MCPDiscoveryOptions): Promise<MCPResourcesWithErrors>;
+  /** Resource templates of every server, keyed by server name. */
+  templates(): Promise<Record<string, ResourceTemplate[]>>;
+  /** Like `templates`, also reporting servers that failed. */
+  templatesWithErrors(options?: MCPDiscoveryOptions): Promise<MCPResourceTemplatesWithErrors>;
+  /** Reads one resource from one server. */
+  read(serverName: string, uri: string): Promise<ReadResourceResult>;
+  /** Subscribes to updates of a resource. */
+  subscribe(serverName: string, uri: string): Promise<EmptyResult>;
+  /** Cancels a subscription. */
+  unsubscribe(serverName: string, uri: string): Promise<EmptyResult>;
+  /** Registers the handler for `notifications/resources/updated`. */
+  onUpdated(serverName: string, handler: ResourceUpdatedHandler): Promise<void>;
+  /** Registers the handler for `notifications/resources/list_changed`. */
+  onListChanged(serverName: string, handler: ListChangedHandler): Promise<void>;
+}
+
+/** Arguments of `MCPClient#prompts.get`. */
+export interface MCPGetPromptArgs {
+  serverName: string;
+  name: string;
+  args?: Record<string, any>;
+  version?: string;
+}
+
+/** Result of `MCPClient#prompts.get`. */
+export type MCPGetPromptResult = GetPromptResult & {
+  /** The prompt's listing entry, when known. */
+  prompt?: Prompt;
+};
+
+/** `MCPClient#prompts`. */
+export interface MCPClientPromptActions {
+  /** Prompts of every server, keyed by server name. */
+  list(): Promise<Record<string, Prompt[]>>;
+  /** Like `list`, also reporting servers that failed. */
+  listWithErrors(options?: MCPDiscoveryOptions): Promise<MCPPromptsWithErrors>;
+  /** Renders a prompt on a server. */
+  get(args: MCPGetPromptArgs): Promise<MCPGetPromptResult>;
+  /** Registers the handler for `notifications/prompts/list_changed`. */
+  onListChanged(serverName: string, handler: ListChangedHandler): Promise<void>;
+}
+
+/** `MCPClient#tools`. */
+export interface MCPClientToolActions {
+  /** Registers the handler for `notifications/tools/list_changed`. */
+  onListChanged(serverName: string, handler: ListChangedHandler): Promise<void>;
+}
+
+/** `MCPClient#elicitation`. */
+export interface MCPClientElicitationActions {
+  /** Registers the handler answering a server's elicitation requests. */
+  onRequest(serverName: string, handler: ElicitationHandler): Promise<void>;
+}
+
+/** `MCPClient#progress`. */
+export interface MCPClientProgressActions {
+  /** Registers the handler receiving a server's progress notifications. */
+  onUpdate(serverName: string, handler: ProgressHandler): Promise<void>;
+}
+
+/**
+ * Manages connections to several MCP servers and exposes their tools,
+ * resources and prompts to Mastra.
+ *
+ * @example
+ * ```ts
+ * const mcp = new MCPClient({
+ *   servers: {
+ *     fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
+ *     weather: { url: new URL('https://weather.example.com/mcp') },
+ *   },
+ * });
+ * const agent = new Agent({ id: 'a', name: 'A', instructions: '...', model, tools: await mcp.listTools() });
+ * ```
+ */
+export declare class MCPClient extends MastraBase {
+  constructor(args: MCPClientOptions);
+
+  /** Progress notifications. */
+  get progress(): MCPClientProgressActions;
+  /** Elicitation (server -> user input requests). */
+  get elicitation(): MCPClientElicitationActions;
+  /** Resource operations across servers. */
+  get resources(): MCPClientResourceActions;
+  /** Prompt operations across servers. */
+  get prompts(): MCPClientPromptActions;
+  /** Tool list change notifications (use `listTools`/`listToolsets` to fetch tools). */
+  get tools(): MCPClientToolActions;
+  /** Streamable HTTP session id per connected server. */
+  get sessionIds(): Record<string, string>;
+
+  /** Closes every connection and releases resources. */
+  disconnect(): Promise<void>;
+  /** Drops and re-establishes the connection to one server. */
+  reconnectServer(serverName: string): Promise<void>;
+
+  /**
+   * Runs the interactive OAuth authorization-code flow for a server whose
+   * `MCPOAuthClientProvider` uses a loopback redirect URL, then reconnects.
+   * `timeoutMs` (default 5 minutes) bounds the wait for the browser.
+   */
+  authenticate(serverName: string, options?: { timeoutMs?: number }): Promise<void>;
+  /** OAuth state of a server; `undefined` without an auth provider or before any attempt. */
+  getServerAuthState(serverName: string): MCPServerAuthState | undefined;
+  /** Aborts a pending `authenticate()`; resolves `true` when a flow was cancelled. */
+  cancelAuthentication(serverName: string): Promise<boolean>;
+
+  /** Instructions each server returned at initialization (`undefined` if none/not connected). */
+  getServerInstructions(): Record<string, string | undefined>;
+
+  /** Every server's tools, keyed `serverName_toolName`. */
+  listTools(): Promise<Record<string, MCPTool>>;
+  /** Like `listTools`, also reporting servers that failed. */
+  listToolsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPToolsWithErrors>;
+  /** Tools grouped by server name (for `toolsets` in `generate`/`stream`). */
+  listToolsets(): Promise<Record<string, Record<string, MCPTool>>>;
+  /** Like `listToolsets`, also reporting servers that failed. */
+  listToolsetsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPToolsetsWithErrors>;
+  /** Serializable tool catalog (server -> tool name -> definition). */
+  listToolDefinitions(): Promise<SerializableMCPToolCatalog>;
+  /** Like `listToolDefinitions`, also reporting servers that failed. */
+  listToolDefinitionsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPToolDefinitionsWithErrors>;
+  /** Rebuilds one executable tool from a cached definition (connects lazily on first execute). */
+  toolFromDefinition(args: { serverName: string; definition: SerializableMCPToolDefinition }): Promise<MCPTool>;
+  /** Rebuilds a whole cached catalog into a `serverName_toolName` tool map. */
+  toolsFromDefinitions(args: { definitions: SerializableMCPToolCatalog }): Promise<Record<string, MCPTool>>;
+
+  /**
+   * One `MCPServerBase` proxy per configured server, for registering external
+   * servers in `new Mastra({ mcpServers })` (e.g. so Studio can show them).
+   */
+  toMCPServerProxies(): Record<string, MCPClientServerProxy>;
+
+  /** stderr of a stdio server started with `stderr: 'pipe'`, else `null`. */
+  getServerStderr(serverName: string): Stream | null;
+}
+
+// ===========================================================================
+// Single-server client (internal, exported for parity)
+// ===========================================================================
+
+/** @internal Per-server resource actions of {@link InternalMastraMCPClient}. */
+export interface InternalResourceActions {
+  list(): Promise<Resource[]>;
+  templates(): Promise<ResourceTemplate[]>;
+  read(uri: string): Promise<ReadResourceResult>;
+  subscribe(uri: string): Promise<EmptyResult>;
+  unsubscribe(uri: string): Promise<EmptyResult>;
+  onUpdated(handler: ResourceUpdatedHandler): Promise<void>;
+  onListChanged(handler: ListChangedHandler): Promise<void>;
+}
+
+/** @internal Per-server prompt actions of {@link InternalMastraMCPClient}. */
+export interface InternalPromptActions {
+  list(): Promise<Prompt[]>;
+  get(args: { name: string; args?: Record<string, any> }): Promise<GetPromptResult>;
+  onListChanged(handler: ListChangedHandler): Promise<void>;
+}
+
+/** @internal Per-server elicitation actions of {@link InternalMastraMCPClient}. */
+export interface InternalElicitationActions {
+  onRequest(handler: ElicitationHandler): void;
+}
+
+/** @internal Per-server progress actions of {@link InternalMastraMCPClient}. */
+export interface InternalProgressActions {
+  onUpdate(handler: ProgressHandler): void;
+}
+
+/**
+ * @internal Connection to a single MCP server. Use {@link MCPClient} instead.
+ */
+export declare class InternalMastraMCPClient extends MastraBase {
+  name: string;
+  readonly resources: InternalResourceActions;
+  readonly prompts: InternalPromptActions;
+  readonly elicitation: InternalElicitationActions;
+  readonly progress: InternalProgressActions;
+  constructor(options: InternalMastraMCPClientOptions);
+  get roots(): Root[];
+  setRoots(roots: Root[]): Promise<void>;
+  sendRootsListChanged(): Promise<void>;
+  get authState(): MCPServerAuthState | undefined;
+  finishAuth(authorizationCode: string): Promise<void>;
+  connect(): Promise<boolean>;
+  get sessionId(): string | undefined;
+  get stderr(): Stream | null;
+  get instructions(): string | undefined;
+  get forwardInstructions(): boolean;
+  get instructionsMaxLength(): number;
+  disconnect(): Promise<void>;
+  forceReconnect(): Promise<void>;
+  listResources(): Promise<{ [key: string]: unknown; resources: Resource[]; nextCursor?: string; _meta?: ResultMetaObject }>;
+  readResource(uri: string): Promise<ReadResourceResult>;
+  subscribeResource(uri: string): Promise<EmptyResult>;
+  unsubscribeResource(uri: string): Promise<EmptyResult>;
+  listResourceTemplates(): Promise<{
+    [key: string]: unknown;
+    resourceTemplates: ResourceTemplate[];
+    nextCursor?: string;
+    _meta?: ResultMetaObject;
+  }>;
+  listPrompts(): Promise<{ [key: string]: unknown; prompts: Prompt[]; nextCursor?: string; _meta?: ResultMetaObject }>;
+  getPrompt(args: { name: string; args?: Record<string, any> }): Promise<GetPromptResult>;
+  setPromptListChangedNotificationHandler(handler: ListChangedHandler): void;
+  setToolListChangedNotificationHandler(handler: ListChangedHandler): void;
+  setResourceUpdatedNotificationHandler(handler: (params: any) => void): void;
+  setResourceListChangedNotificationHandler(handler: ListChangedHandler): void;
+  setElicitationRequestHandler(handler: ElicitationHandler): void;
+  setProgressNotificationHandler(handler: ProgressHandler): void;
+  toolDefinitions(): Promise<Record<string, SerializableMCPToolDefinition>>;
+  toolFromDefinition(args: { definition: SerializableMCPToolDefinition }): MCPTool;
+  tools(): Promise<Record<string, MCPTool>>;
+}
+
+// ===========================================================================
+// MCPClientServerProxy
+// ===========================================================================
+
+/** Tool entry reported by {@link MCPClientServerProxy}. */
+export interface MCPClientServerProxyToolInfo {
+  id?: string;
+  name: string;
+  description?: string;
+  inputSchema: any;
+  outputSchema?: any;
+  toolType?: MCPToolType;
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * Wraps one of an {@link MCPClient}'s server connections as an `MCPServerBase`
+ * so that an external MCP server can be registered in Mastra's `mcpServers`
+ * (and appear in Studio). Operations are delegated lazily to the connection;
+ * the `start*` transports are no-ops.
+ */
+export declare class MCPClientServerProxy extends MCPServerBase {
+  constructor(
+    config: { name: string; version?: string; id?: string; description?: string },
+    clientGetter: () => Promise<InternalMastraMCPClient>,
+  );
+  convertTools(
+    _tools: ToolsInput,
+    _agents?: MCPServerConfig['agents'],
+    _workflows?: MCPServerConfig['workflows'],
+  ): Record<string, any>;
+  getToolListInfo(): { tools: MCPClientServerProxyToolInfo[] } | Promise<{ tools: MCPClientServerProxyToolInfo[] }>;
+  getToolInfo(
+    toolId: string,
+  ): MCPClientServerProxyToolInfo | undefined | Promise<MCPClientServerProxyToolInfo | undefined>;
+  executeTool(toolId: string, args: any, _executionContext?: { messages?: any[]; toolCallId?: string }): Promise<any>;
+  listResources(): Promise<{
+    resources: Array<{
+      uri: string;
+      name: string;
+      description?: string;
+      mimeType?: string;
+      _meta?: Record<string, unknown>;
+    }>;
+  }>;
+  readResource(uri: string): Promise<{ contents: Array<{ uri: string; text?: string; blob?: string }> }>;
+  startStdio(): Promise<void>;
+  startSSE(_options: MCPServerSSEOptions): Promise<void>;
+  startHonoSSE(_options: MCPServerHonoSSEOptions): Promise<Response | undefined>;
+  startHTTP(_options: MCPServerHTTPOptions): Promise<void>;
+  close(): Promise<void>;
+  getServerInfo(): ServerInfo;
+  getServerDetail(): ServerDetailInfo;
+}
+
+// ===========================================================================
+// OAuth client provider & storage
+// ===========================================================================
+
+/** Key/value persistence used by {@link MCPOAuthClientProvider}. */
+export interface OAuthStorage {
+  set(key: string, value: string): Promise<void> | void;
+  get(key: string): Promise<string | undefined> | string | undefined;
+  delete(key: string): Promise<void> | void;
+}
+
+/** Process-local {@link OAuthStorage}; contents are lost on exit. */
+export declare class InMemoryOAuthStorage implements OAuthStorage {
+  set(key: string, value: string): void;
+  get(key: string): string | undefined;
+  delete(key: string): void;
+  /** Removes every entry. */
+  clear(): void;
+}
+
+/** Options of {@link MCPOAuthClientProvider}. */
+export interface MCPOAuthClientProviderOptions {
+  /** Where the authorization server redirects back to (e.g. `http://127.0.0.1:5533/oauth/callback`). */
+  redirectUrl: string | URL;
+  /** Metadata for dynamic client registration. */
+  clientMetadata: OAuthClientMetadata;
+  /** Pre-registered client; skips dynamic registration. */
+  clientInformation?: OAuthClientInformation;
+  /** Persistence for tokens, client info and PKCE verifier. Defaults to {@link InMemoryOAuthStorage}. */
+  storage?: OAuthStorage;
+  /** Called with the authorization URL the user must visit. */
+  onRedirectToAuthorization?: (url: URL) => void | Promise<void>;
+  /** Generates the OAuth `state` value (defaults to a random UUID). */
+  stateGenerator?: () => string | Promise<string>;
+}
+
+/**
+ * Ready-made {@link OAuthClientProvider}: dynamic client registration, PKCE,
+ * token storage and refresh. Use one instance per server.
+ */
+export declare class MCPOAuthClientProvider implements OAuthClientProvider {
+  constructor(options: MCPOAuthClientProviderOptions);
+  get redirectUrl(): string | URL;
+  get clientMetadata(): OAuthClientMetadata;
+  /** OAuth `state`; returns the pinned value while an authorization session is active. */
+  state(): Promise<string>;
+  /** Pins (and returns) the `state` for the next authorization request. */
+  beginAuthorizationSession(): Promise<string>;
+  /** Clears the pinned state and restores the configured redirect URL. */
+  endAuthorizationSession(): void;
+  /** Points the provider at the callback URL actually bound (see {@link getCallbackUrlCandidates}). */
+  applyResolvedRedirectUrl(redirectUrl: string | URL, registeredRedirectUris: (string | URL)[]): void;
+  clientInformation(): Promise<OAuthClientInformation | undefined>;
+  saveClientInformation(clientInformation: OAuthClientInformationFull): Promise<void>;
+  tokens(): Promise<OAuthTokens | undefined>;
+  saveTokens(tokens: OAuthTokens): Promise<void>;
+  redirectToAuthorization(authorizationUrl: URL): Promise<void>;
+  saveCodeVerifier(codeVerifier: string): Promise<void>;
+  codeVerifier(): Promise<string>;
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier'): Promise<void>;
+  /** Removes everything this provider stored. */
+  clear(): Promise<void>;
+  /** Whether unexpired tokens are stored. */
+  hasValidTokens(): Promise<boolean>;
+}
+
+/** Options of {@link createSimpleTokenProvider}. */
+export interface SimpleTokenProviderOptions {
+  redirectUrl: string | URL;
+  clientMetadata: OAuthClientMetadata;
+  clientInformation?: OAuthClientInformation;
+  /** @default 'Bearer' */
+  tokenType?: string;
+  refreshToken?: string;
+  expiresIn?: number;
+  scope?: string;
+}
+
+/** Provider that always presents an already-obtained access token (tests, static tokens). */
+export declare function createSimpleTokenProvider(
+  accessToken: string,
+  options: SimpleTokenProviderOptions,
+): OAuthClientProvider;
+
+// ===========================================================================
+// Loopback OAuth callback server
+// ===========================================================================
+
+/** Options of {@link createOAuthCallbackServer}. */
+export interface OAuthCallbackServerOptions {
+  /**
+   * Preferred redirect URL; its host is bound and its port tried first, then
+   * sequential fallback ports. Prefer `127.0.0.1` over `localhost`.
+   */
+  redirectUrl: string | URL;
+  /** Expected OAuth `state`; callbacks with another state never settle the flow. */
+  state: string;
+}
+
+/** Code captured by the callback server. */
+export interface OAuthCallbackResult {
+  code: string;
+  state: string;
+}
+
+/** A running one-shot loopback callback server. */
+export interface OAuthCallbackServer {
+  /** Callback URL actually bound (use it as `redirect_uri`). */
+  url: URL;
+  /** Port actually bound. */
+  port: number;
+  /** Resolves with the first state-matching code; rejects on timeout, OAuth error or close. */
+  waitForCode(options?: { timeoutMs?: number }): Promise<OAuthCallbackResult>;
+  /** Stops the server (idempotent); rejects a pending `waitForCode`. */
+  close(): Promise<void>;
+}
+
+/**
+ * The redirect URL followed by the fallback-port variants
+ * {@link createOAuthCallbackServer} may bind. Register all of them as
+ * `redirect_uris`.
+ */
+export declare function getCallbackUrlCandidates(redirectUrl: string | URL): URL[];
+
+/** Starts a one-shot loopback HTTP server that captures the OAuth authorization code. */
+export declare function createOAuthCallbackServer(options: OAuthCallbackServerOptions): Promise<OAuthCallbackServer>;
+
+// ===========================================================================
+// OAuth flow helpers (re-exported by @mastra/mcp from the MCP SDK)
+// ===========================================================================
+
+/** Thrown when a server rejects the client as unauthorized (HTTP 401). */
+export declare class UnauthorizedError extends Error {
+  constructor(message?: string);
+}
+
+/** Error carrying an OAuth error code (as returned by {@link parseErrorResponse}). */
+export interface OAuthErrorLike extends Error {
+  readonly code: string;
+  readonly errorUri?: string;
+  toResponseObject(): OAuthErrorResponse;
+}
+
+/** Options of {@link auth}. */
+export interface AuthOptions {
+  serverUrl: string | URL;
+  authorizationCode?: string;
+  iss?: string;
+  scope?: string;
+  resourceMetadataUrl?: URL;
+  fetchFn?: FetchLike;
+  skipIssuerMetadataValidation?: boolean;
+}
+
+/** Runs (or resumes) the OAuth flow for `provider` against an MCP server. */
+export declare function auth(provider: OAuthClientProvider, options: AuthOptions): Promise<AuthResult>;
+
+/** Fetches RFC 9728 protected-resource metadata for an MCP server. */
+export declare function discoverOAuthProtectedResourceMetadata(
+  serverUrl: string | URL,
+  opts?: { protocolVersion?: string; resourceMetadataUrl?: string | URL },
+  fetchFn?: FetchLike,
+): Promise<OAuthProtectedResourceMetadata>;
+
+/** Fetches RFC 8414 authorization server metadata. */
+export declare function discoverOAuthMetadata(
+  issuer: string | URL,
+  opts?: { authorizationServerUrl?: string | URL; protocolVersion?: string },
+  fetchFn?: FetchLike,
+): Promise<OAuthMetadata | undefined>;
+
+/** Fetches OAuth or OpenID Connect authorization server metadata. */
+export declare function discoverAuthorizationServerMetadata(
+  authorizationServerUrl: string | URL,
+  opts?: { fetchFn?: FetchLike; protocolVersion?: string; skipIssuerValidation?: boolean },
+): Promise<AuthorizationServerMetadata | undefined>;
+
+/** Well-known URLs tried during authorization server discovery, in order. */
+export declare function buildDiscoveryUrls(authorizationServerUrl: string | URL): Array<{ url: URL; type: 'oauth' | 'oidc' }>;
+
+/** Builds the authorization URL (with PKCE) for the authorization-code flow. */
+export declare function startAuthorization(
+  authorizationServerUrl: string | URL,
+  opts: {
+    metadata?: AuthorizationServerMetadata;
+    clientInformation: OAuthClientInformationMixed;
+    redirectUrl: string | URL;
+    scope?: string;
+    state?: string;
+    resource?: URL;
+  },
+): Promise<{ authorizationUrl: URL; codeVerifier: string }>;
+
+/** Exchanges an authorization code for tokens. */
+export declare function exchangeAuthorization(
+  authorizationServerUrl: string | URL,
+  opts: {
+    metadata?: AuthorizationServerMetadata;
+    clientInformation: OAuthClientInformationMixed;
+    authorizationCode: string;
+    iss?: string;
+    codeVerifier: string;
+    redirectUri: string | URL;
+    resource?: URL;
+    addClientAuthentication?: AddClientAuthentication;
+    fetchFn?: FetchLike;
+  },
+): Promise<OAuthTokens>;
+
+/** Exchanges a refresh token for new tokens. */
+export declare function refreshAuthorization(
+  authorizationServerUrl: string | URL,
+  opts: {
+    metadata?: AuthorizationServerMetadata;
+    clientInformation: OAuthClientInformationMixed;
+    refreshToken: string;
+    resource?: URL;
+    addClientAuthentication?: AddClientAuthentication;
+    fetchFn?: FetchLike;
+  },
+): Promise<OAuthTokens>;
+
+/** Performs RFC 7591 dynamic client registration. */
+export declare function registerClient(
+  authorizationServerUrl: string | URL,
+  opts: {
+    metadata?: AuthorizationServerMetadata;
+    clientMetadata: OAuthClientMetadata;
+    scope?: string;
+    fetchFn?: FetchLike;
+  },
+): Promise<OAuthClientInformationFull>;
+
+/** Reads `resource_metadata` from a 401 response's `WWW-Authenticate` header. */
+export declare function extractResourceMetadataUrl(res: Response): URL | undefined;
+
+/** Chooses the `resource` parameter for token requests. */
+export declare function selectResourceURL(
+  serverUrl: string | URL,
+  provider: OAuthClientProvider,
+  resourceMetadata?: OAuthProtectedResourceMetadata,
+): Promise<URL | undefined>;
+
+/** Parses an OAuth error response body into an error object. */
+export declare function parseErrorResponse(input: Response | string): Promise<OAuthErrorLike>;

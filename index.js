@@ -1,0 +1,32 @@
+'use strict';
+// CommonJS entry: loads @mastra/core through require, so tools are instances of the CommonJS
+// copy of core's classes that a CommonJS app uses.
+const { createFace } = require('./lib/face.cjs');
+
+function tryRequire(id) {
+  try {
+    return require(id);
+  } catch (e) {
+    if (e && (e.code === 'MODULE_NOT_FOUND' || e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED')) return undefined;
+    throw e;
+  }
+}
+
+const base = tryRequire('@mastra/core/base');
+const error = tryRequire('@mastra/core/error');
+const mcp = tryRequire('@mastra/core/mcp');
+
+module.exports = createFace({
+  MastraBase: base?.MastraBase,
+  MastraError: error?.MastraError,
+  ErrorDomain: error?.ErrorDomain,
+  ErrorCategory: error?.ErrorCategory,
+  MCPServerBase: mcp?.MCPServerBase,
+  loadTools: base
+    ? async () => {
+        const tools = require('@mastra/core/tools');
+        const schema = tryRequire('@mastra/core/schema');
+        return { createTool: tools.createTool, validateToolOutput: tools.validateToolOutput, toStandardSchema: schema?.toStandardSchema };
+      }
+    : undefined,
+});

@@ -1,0 +1,477 @@
+'use strict';
+// MCPClient: the public class. It adapts the native client to Mastra's object model (MastraBase,
+// Tools, MastraError, handlers); connections, transports and protocol live in Rust.
+const { AsyncLocalStorage } = require('node:async_hooks');
+const { PassThrough } = require('node:stream');
+const { NativeClient, describeTool } = require('../binding.js');
+const { decodeNativeError, fromNative, nativeCall, errorDetailsOf } = require('./errors.cjs');
+const { instances, DUPLICATE_MESSAGE, idForServers, deepEqual } = require('./instance-cache.cjs');
+const { toWireServers } = require('./wire-config.cjs');
+const { buildTool, toDefinition } = require('./tools.cjs');
+const { createServerProxyClass } = require('./proxy.cjs');
+
+const LOG_LEVEL_METHOD = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+};
+
+function createMCPClientClass(deps) {
+  const { MastraBase, MastraError, ErrorDomain, ErrorCategory } = deps;
+  const MCPClientServerProxy = createServerProxyClass(deps);
+  let coreToolsPromise;
+  const loadCoreTools = () => (coreToolsPromise ??= deps.loadTools());
+
+  class MCPClient extends MastraBase {
+    #native;
+    #servers;
+    #handlers = new Map(); // `${kind}\u0000${server}` -> handler
+    #stderr = new Map(); // server -> PassThrough
+    #toolCache = new Map(); // server -> { epoch, entries, tools, session }
+    #context = new AsyncLocalStorage();
+    #disconnecting;
+
+    constructor(args) {
+      if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
+        throw new TypeError('MCPClient requires options with a "servers" object (server name → definition).');
+      }
+      super({ component: 'LLM', name: 'MCPClient' });
+      const id = args.id ?? idForServers(args.servers);
+      const cached = instances.get(id);
+      if (cached) {
+        if (args.id === undefined) throw new Error(DUPLICATE_MESSAGE);
+        if (deepEqual(cached.serverConfigs, args.servers)) return cached;
+        void cached.disconnect();
+        instances.delete(id);
+      }
+      this.id = id;
+      this.serverConfigs = args.servers;
+      this.defaultTimeout = args.timeout ?? 60000;
+      this.#servers = args.servers;
+      for (const [name, def] of Object.entries(args.servers)) {
+        if (def && def.stderr === 'pipe') this.#stderr.set(name, new PassThrough());
+      }
+      this.#native = new NativeClient(
+        toWireServers(args.servers),
+        args.timeout,
+        (event) => this.#onEvent(event),
+        ({ server, data }) => this.#stderr.get(server)?.write(data),
+        ({ server, params }) => this.#onElicitation(server, params),
+      );
+      instances.set(id, this);
+    }
+
+    // ---- events and handlers -------------------------------------------------------------
+    #handler(kind, server) {
+      return this.#handlers.get(`${kind}\u0000${server}`);
+    }
+
+    #setHandler(kind, server, handler) {
+      this.#handlers.set(`${kind}\u0000${server}`, handler);
+    }
+
+    #safely(fn, server, what) {
+      try {
+        const r = fn();
+        if (r && typeof r.then === 'function') r.then(undefined, (e) => this.#logHandlerError(server, what, e));
+      } catch (e) {
+        this.#logHandlerError(server, what, e);
+      }
+    }
+
+    #logHandlerError(server, what, e) {
+      this.logger?.error?.(`[${server}] ${what} handler threw: ${e?.message ?? e}`);
+    }
+
+    #onEvent({ server, kind, payload }) {
+      switch (kind) {
+        case 'diagnostic':
+          return this.#log(server, payload.level, payload.message);
+        case 'serverLog': {
+          const { level, ...details } = payload;
+          return this.#log(server, level, '[MCP SERVER LOG]', details, null);
+        }
+        case 'progress':
+        case 'resourceUpdated': {
+          const h = this.#handler(kind, server);
+          if (h) this.#safely(() => h(payload), server, kind);
+          return;
+        }
+        default: {
+          const h = this.#handler(kind, server);
+          if (h) this.#safely(() => h(), server, kind);
+        }
+      }
+    }
+
+    async #onElicitation(server, params) {
+      const handler = this.#handler('elicitation', server);
+      if (!handler) throw new Error(`No elicitation handler is registered for server ${server}`);
+      return await handler(params);
+    }
+
+    /** Logs a line for a server: to its `logger`/`log` handler and to the Mastra logger. */
+    #log(server, level, message, details, requestContext) {
+      const def = this.#servers[server] ?? {};
+      const handler = typeof def.logger === 'function' ? def.logger : typeof def.log === 'function' ? def.log : undefined;
+      const text = `[${server}] ${message}`;
+      const method = LOG_LEVEL_METHOD[level] ?? 'info';
+      if (handler) {
+        this.#safely(
+          () =>
+            handler({
+              level,
+              message: text,
+              timestamp: new Date(),
+              serverName: server,
+              details,
+              requestContext: requestContext !== undefined ? requestContext : (this.#context.getStore() ?? null),
+            }),
+          server,
+          'logger',
+        );
+      } else if (method === 'error' || method === 'warn') {
+        this.logger?.[method]?.(text, details);
+      } else {
+        this.logger?.[method]?.(text, details);
+      }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------
+    #requireServer(name) {
+      if (!Object.prototype.hasOwnProperty.call(this.#servers, name)) {
+        throw new Error(`Server configuration not found for name: ${name}`);
+      }
+    }
+
+    #mastraError(id, err, details, category = ErrorCategory.THIRD_PARTY) {
+      if (err instanceof MastraError) return err;
+      return new MastraError({ id, domain: ErrorDomain.MCP, category, text: err?.message ?? String(err), details }, err);
+    }
+
+    /** The user-facing error for one server's failure in a fan-out. */
+    #serverFailure(server, nativeError, listErrorId) {
+      const base = Object.assign(fromNative({ message: JSON.stringify(nativeError) }), {});
+      if (nativeError.duringConnect) {
+        return new MastraError(
+          {
+            id: 'MCP_CLIENT_CONNECT_FAILED',
+            domain: ErrorDomain.MCP,
+            category: nativeError.code === 'INVALID_CONFIG' ? ErrorCategory.USER : ErrorCategory.THIRD_PARTY,
+            text: `Failed to connect to MCP server ${server}: ${nativeError.message}`,
+            details: { name: server },
+          },
+          base,
+        );
+      }
+      return new MastraError(
+        { id: listErrorId, domain: ErrorDomain.MCP, category: ErrorCategory.THIRD_PARTY, text: nativeError.message, details: { serverName: server } },
+        base,
+      );
+    }
+
+    /** Folds native fan-out outcomes into `{ [key], errors, errorDetails, durations? }`. */
+    #fold(outcomes, key, listErrorId, options, onValue) {
+      const out = { [key]: {}, errors: {}, errorDetails: {} };
+      if (options) out.durations = {};
+      for (const o of outcomes) {
+        if (options) out.durations[o.server] = o.durationMs;
+        if (o.ok) {
+          out[key][o.server] = onValue(o.server, o.value);
+        } else {
+          const err = this.#serverFailure(o.server, o.error, listErrorId);
+          const details = errorDetailsOf(err, err.message);
+          out.errors[o.server] = details.message;
+          out.errorDetails[o.server] = details;
+          this.logger?.error?.(`Failed to list ${key} from server ${o.server}: ${err.message}`);
+        }
+      }
+      return out;
+    }
+
+    async #toolEntries(options) {
+      const outcomes = await this.#native.listTools(undefined, options?.perServerTimeoutMs);
+      for (const o of outcomes) {
+        if (!o.ok) continue;
+        const prev = this.#toolCache.get(o.server);
+        if (!prev || prev.epoch !== o.value.epoch) {
+          this.#toolCache.set(o.server, { epoch: o.value.epoch, session: o.value, tools: null });
+        }
+      }
+      return outcomes;
+    }
+
+    #toolContext(server, coreTools) {
+      return {
+        native: this.#native,
+        server,
+        def: this.#servers[server] ?? {},
+        deps,
+        coreTools,
+        logEvent: (level, message, details) => this.#log(server, level, message, details),
+        runWithContext: (rc, fn) => this.#context.run(rc, fn),
+      };
+    }
+
+    /** Mastra tools for one server's cached listing, built once per list epoch. */
+    #toolsFor(server, coreTools) {
+      const cache = this.#toolCache.get(server);
+      if (!cache.tools) {
+        const ctx = this.#toolContext(server, coreTools);
+        cache.tools = {};
+        for (const entry of cache.session.tools) {
+          try {
+            cache.tools[entry.tool.name] = buildTool(ctx, entry, cache.session);
+          } catch (e) {
+            this.#log(server, 'error', `Failed to create Mastra tool wrapper for MCP tool: ${entry.tool.name}`, { error: e?.message });
+          }
+        }
+      }
+      return cache.tools;
+    }
+
+    // ---- tools -----------------------------------------------------------------------------
+    async listToolsWithErrors(options) {
+      const [outcomes, coreTools] = await Promise.all([this.#toolEntries(options), loadCoreTools()]);
+      const folded = this.#fold(outcomes, 'tools', 'MCP_CLIENT_GET_TOOLS_FAILED', options, (server) => this.#toolsFor(server, coreTools));
+      const flat = {};
+      for (const [server, tools] of Object.entries(folded.tools)) {
+        for (const [name, tool] of Object.entries(tools)) flat[`${server}_${name}`] = tool;
+      }
+      folded.tools = flat;
+      return folded;
+    }
+
+    async listTools() {
+      return (await this.listToolsWithErrors()).tools;
+    }
+
+    async listToolsetsWithErrors(options) {
+      const [outcomes, coreTools] = await Promise.all([this.#toolEntries(options), loadCoreTools()]);
+      const folded = this.#fold(outcomes, 'toolsets', 'MCP_CLIENT_GET_TOOLSETS_FAILED', options, (server) => ({
+        ...this.#toolsFor(server, coreTools),
+      }));
+      return folded;
+    }
+
+    async listToolsets() {
+      return (await this.listToolsetsWithErrors()).toolsets;
+    }
+
+    async listToolDefinitionsWithErrors(options) {
+      const outcomes = await this.#toolEntries(options);
+      return this.#fold(outcomes, 'definitions', 'MCP_CLIENT_GET_TOOLS_FAILED', options, (server, value) => {
+        const defs = {};
+        for (const entry of value.tools) defs[entry.tool.name] = toDefinition(server, entry, value);
+        return defs;
+      });
+    }
+
+    async listToolDefinitions() {
+      return (await this.listToolDefinitionsWithErrors()).definitions;
+    }
+
+    async toolFromDefinition({ serverName, definition }) {
+      try {
+        this.#requireServer(serverName);
+        const coreTools = await loadCoreTools();
+        const { server: session = {}, ...toolFields } = definition;
+        const entry = describeTool(serverName, toolFields);
+        return buildTool(this.#toolContext(serverName, coreTools), entry, {
+          serverVersion: session.version,
+          instructions: session.instructions,
+        });
+      } catch (e) {
+        throw new MastraError(
+          {
+            id: 'MCP_CLIENT_TOOL_HYDRATION_FAILED',
+            domain: ErrorDomain.MCP,
+            category: ErrorCategory.USER,
+            text: `Failed to rebuild MCP tool "${definition?.name}" from its cached definition`,
+            details: { toolName: definition?.name, serverName },
+          },
+          e,
+        );
+      }
+    }
+
+    async toolsFromDefinitions({ definitions }) {
+      const out = {};
+      for (const [serverName, defs] of Object.entries(definitions ?? {})) {
+        if (!Object.prototype.hasOwnProperty.call(this.#servers, serverName)) {
+          this.logger?.warn?.(`Skipping cached MCP tools for server "${serverName}": it is no longer configured`);
+          continue;
+        }
+        for (const [name, definition] of Object.entries(defs)) {
+          out[`${serverName}_${name}`] = await this.toolFromDefinition({ serverName, definition });
+        }
+      }
+      return out;
+    }
+
+    // ---- instructions, stderr, lifecycle --------------------------------------------------
+    async getServerInstructions() {
+      const map = await this.#native.instructions();
+      const out = {};
+      for (const [k, v] of Object.entries(map)) out[k] = v ?? undefined;
+      return out;
+    }
+
+    getServerStderr(serverName) {
+      return this.#stderr.get(serverName) ?? null;
+    }
+
+    async reconnectServer(serverName) {
+      this.#requireServer(serverName);
+      await nativeCall(this.#native.reconnect(serverName));
+    }
+
+    async disconnect() {
+      if (this.#disconnecting) return this.#disconnecting;
+      this.#disconnecting = (async () => {
+        try {
+          if (instances.get(this.id) === this) instances.delete(this.id);
+          await this.#native.disconnect();
+          this.#toolCache.clear();
+        } finally {
+          this.#disconnecting = undefined;
+        }
+      })();
+      return this.#disconnecting;
+    }
+
+    /** Connects a server for the `on*` helpers, wrapping failures in the API's error id. */
+    async #connectFor(server, errorId, details) {
+      try {
+        this.#requireServer(server);
+        await nativeCall(this.#native.connect(server));
+      } catch (e) {
+        throw this.#mastraError(errorId, e, details);
+      }
+    }
+
+    async #run(errorId, details, fn) {
+      try {
+        if (details.serverName !== undefined) this.#requireServer(details.serverName);
+        return await fn();
+      } catch (e) {
+        throw this.#mastraError(errorId, fromNative(e), details);
+      }
+    }
+
+    #listWith(kind, key, errorId) {
+      return async (options) => {
+        const outcomes = await this.#native.listAll(kind, options?.perServerTimeoutMs);
+        return this.#fold(outcomes, key, errorId, options, (_server, value) => value);
+      };
+    }
+
+    get resources() {
+      const listWithErrors = this.#listWith('resources', 'resources', 'MCP_CLIENT_LIST_RESOURCES_FAILED');
+      const templatesWithErrors = this.#listWith('resourceTemplates', 'resourceTemplates', 'MCP_CLIENT_LIST_RESOURCE_TEMPLATES_FAILED');
+      return {
+        list: async () => (await listWithErrors()).resources,
+        listWithErrors,
+        templates: async () => (await templatesWithErrors()).resourceTemplates,
+        templatesWithErrors,
+        read: (serverName, uri) =>
+          this.#run('MCP_CLIENT_READ_RESOURCE_FAILED', { serverName, uri }, () => this.#native.readResource(serverName, uri)),
+        subscribe: (serverName, uri) =>
+          this.#run('MCP_CLIENT_SUBSCRIBE_RESOURCE_FAILED', { serverName, uri }, () => this.#native.subscribeResource(serverName, uri)),
+        unsubscribe: (serverName, uri) =>
+          this.#run('MCP_CLIENT_UNSUBSCRIBE_RESOURCE_FAILED', { serverName, uri }, () =>
+            this.#native.unsubscribeResource(serverName, uri),
+          ),
+        onUpdated: async (serverName, handler) => {
+          await this.#connectFor(serverName, 'MCP_CLIENT_ON_UPDATED_RESOURCE_FAILED', { serverName });
+          this.#setHandler('resourceUpdated', serverName, handler);
+        },
+        onListChanged: async (serverName, handler) => {
+          await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_RESOURCE_FAILED', { serverName });
+          this.#setHandler('resourceListChanged', serverName, handler);
+        },
+      };
+    }
+
+    get prompts() {
+      const listWithErrors = this.#listWith('prompts', 'prompts', 'MCP_CLIENT_LIST_PROMPTS_FAILED');
+      return {
+        list: async () => (await listWithErrors()).prompts,
+        listWithErrors,
+        get: ({ serverName, name, args, version } = {}) =>
+          this.#run('MCP_CLIENT_GET_PROMPT_FAILED', { serverName, name, ...(version ? { version } : {}) }, () =>
+            this.#native.getPrompt(serverName, name, args ?? undefined),
+          ),
+        onListChanged: async (serverName, handler) => {
+          await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_PROMPT_FAILED', { serverName });
+          this.#setHandler('promptListChanged', serverName, handler);
+        },
+      };
+    }
+
+    get tools() {
+      return {
+        onListChanged: async (serverName, handler) => {
+          await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_TOOLS_FAILED', { serverName });
+          this.#setHandler('toolListChanged', serverName, handler);
+        },
+      };
+    }
+
+    get progress() {
+      return {
+        onUpdate: async (serverName, handler) => {
+          await this.#connectFor(serverName, 'MCP_CLIENT_ON_UPDATE_PROGRESS_FAILED', { serverName });
+          this.#setHandler('progress', serverName, handler);
+        },
+      };
+    }
+
+    get elicitation() {
+      return {
+        onRequest: async (serverName, handler) => {
+          try {
+            this.#requireServer(serverName);
+            await nativeCall(this.#native.enableElicitation(serverName));
+            this.#setHandler('elicitation', serverName, handler);
+          } catch (e) {
+            throw this.#mastraError('MCP_CLIENT_ON_REQUEST_ELICITATION_FAILED', e, { serverName });
+          }
+        },
+      };
+    }
+
+    get sessionIds() {
+      return {};
+    }
+
+    toMCPServerProxies() {
+      const proxies = {};
+      for (const name of Object.keys(this.#servers)) {
+        proxies[name] = new MCPClientServerProxy({ name, id: name }, this, name);
+      }
+      return proxies;
+    }
+
+    getServerAuthState() {
+      return undefined;
+    }
+
+    // Deprecated aliases kept by @mastra/mcp.
+    async getTools() {
+      return this.listTools();
+    }
+    async getToolsets() {
+      return this.listToolsets();
+    }
+  }
+
+  return { MCPClient, MCPClientServerProxy };
+}
+
+module.exports = { createMCPClientClass, decodeNativeError };

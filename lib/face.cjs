@@ -1,0 +1,20 @@
+'use strict';
+// Assembles the public API from a set of @mastra/core modules (or stand-ins).
+const { withFallbacks } = require('./core-deps.cjs');
+const { createMCPClientClass } = require('./client.cjs');
+const content = require('./call-tool-content.cjs');
+
+function createFace(core) {
+  const deps = withFallbacks(core);
+  const { MCPClient, MCPClientServerProxy } = createMCPClientClass(deps);
+  return {
+    MCPClient,
+    MCPClientServerProxy,
+    MCP_CALL_TOOL_CONTENT: content.MCP_CALL_TOOL_CONTENT,
+    MCP_CALL_TOOL_META: content.MCP_CALL_TOOL_META,
+    getMcpCallToolContent: content.getMcpCallToolContent,
+    getMcpCallToolMeta: content.getMcpCallToolMeta,
+  };
+}
+
+module.exports = { createFace };

@@ -1,0 +1,119 @@
+'use strict';
+// MCPClientServerProxy: presents one remote server as a Mastra MCPServerBase (for registering a
+// client's servers on a Mastra instance). Listing and execution go through the owning MCPClient.
+
+function createServerProxyClass(deps) {
+  const { MCPServerBase } = deps;
+
+  class MCPClientServerProxy extends MCPServerBase {
+    #client;
+    #server;
+    #toolList;
+
+    constructor(config, client, serverName) {
+      super({ ...config, version: '1.0.0', tools: {} });
+      this.#client = client;
+      this.#server = serverName ?? config.name;
+    }
+
+    convertTools() {
+      return {};
+    }
+
+    async #toolset() {
+      const toolsets = await this.#client.listToolsets();
+      return toolsets[this.#server] ?? {};
+    }
+
+    getToolListInfo() {
+      if (this.#toolList) return this.#toolList;
+      return this.#toolset().then((tools) => {
+        this.#toolList = {
+          tools: Object.entries(tools).map(([rawName, tool]) => ({
+            id: rawName,
+            name: tool.id,
+            description: tool.description,
+            inputSchema: tool.inputSchema?.['~standard']?.jsonSchema?.input?.({ target: 'draft-07' }) ?? tool.inputSchema,
+            outputSchema: tool.outputSchema,
+            toolType: tool.mcp?.toolType,
+            _meta: tool.mcp?._meta,
+          })),
+        };
+        this.convertedTools = tools;
+        return this.#toolList;
+      });
+    }
+
+    getToolInfo(toolId) {
+      const list = this.#toolList?.tools ?? [];
+      return list.find((t) => t.id === toolId || t.name === toolId);
+    }
+
+    async executeTool(toolId, args, executionContext) {
+      const tools = await this.#toolset();
+      const tool = tools[toolId] ?? Object.values(tools).find((t) => t.id === toolId);
+      if (!tool) throw new Error(`Tool '${toolId}' not found on remote MCP server '${this.#server}'`);
+      if (typeof tool.execute !== 'function') {
+        throw new Error(`Tool '${toolId}' on remote MCP server '${this.#server}' has no execute method`);
+      }
+      return tool.execute(args, executionContext);
+    }
+
+    async listResources() {
+      const all = await this.#client.resources.list();
+      return {
+        resources: (all[this.#server] ?? []).map((r) => ({
+          uri: r.uri,
+          name: r.name ?? r.uri,
+          description: r.description,
+          mimeType: r.mimeType,
+          _meta: r._meta,
+        })),
+      };
+    }
+
+    async readResource(uri) {
+      const result = await this.#client.resources.read(this.#server, uri);
+      return {
+        contents: (result.contents ?? []).map((c) => ({
+          uri: c.uri ?? uri,
+          ...(c.text !== undefined ? { text: c.text } : {}),
+          ...(c.blob !== undefined ? { blob: c.blob } : {}),
+        })),
+      };
+    }
+
+    async startStdio() {
+      throw new Error('MCPClientServerProxy does not support stdio transport');
+    }
+    async startSSE() {
+      throw new Error('MCPClientServerProxy does not support SSE transport');
+    }
+    async startHonoSSE() {
+      throw new Error('MCPClientServerProxy does not support Hono SSE transport');
+    }
+    async startHTTP() {
+      throw new Error('MCPClientServerProxy does not support HTTP transport');
+    }
+    async close() {
+      this.#toolList = undefined;
+    }
+
+    getServerInfo() {
+      return {
+        id: this.id,
+        name: this.name,
+        description: this.description,
+        version_detail: { version: this.version, release_date: this.releaseDate, is_latest: this.isLatest },
+      };
+    }
+
+    getServerDetail() {
+      return { ...this.getServerInfo(), packages: [], remotes: [] };
+    }
+  }
+
+  return MCPClientServerProxy;
+}
+
+module.exports = { createServerProxyClass };

@@ -1,0 +1,147 @@
+'use strict';
+// Builds Mastra tools from MCP tool descriptions. The native core has already fetched, paged and
+// cached the list and shapes every call result; this file only adapts to Mastra's Tool object.
+const { randomUUID } = require('node:crypto');
+const { nativeCall } = require('./errors.cjs');
+const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-tool-content.cjs');
+
+let nextCallId = 1;
+
+function rawSchema(schema) {
+  return schema && typeof schema === 'object' && 'jsonSchema' in schema ? schema.jsonSchema : schema;
+}
+
+/**
+ * @param ctx {{ native, server, def, deps, coreTools, logEvent, runWithContext }}
+ * @param entry {{ tool, stampedMeta?, strict? }} from the native `listTools`
+ * @param session {{ serverVersion?, instructions?, connectFirst? }}
+ */
+function buildTool(ctx, entry, session) {
+  const { native, server, def, deps, coreTools } = ctx;
+  const { MastraError, ErrorDomain, ErrorCategory } = deps;
+  const tool = entry.tool;
+  const annotations = tool.annotations;
+  const meta = entry.stampedMeta;
+  const outputJsonSchema = rawSchema(tool.outputSchema);
+  const outputValidator =
+    outputJsonSchema && coreTools.toStandardSchema ? coreTools.toStandardSchema(outputJsonSchema) : undefined;
+
+  let requireApproval;
+  let needsApprovalFn;
+  if (typeof def.requireToolApproval === 'function') {
+    const policy = def.requireToolApproval;
+    requireApproval = true;
+    needsApprovalFn = (args, approvalCtx = {}) => policy({ toolName: tool.name, args, ...approvalCtx, annotations });
+  } else if (def.requireToolApproval === true) {
+    requireApproval = true;
+  }
+
+  const enableProgressTracking = def.enableProgressTracking ?? true;
+  const onToolError = def.onToolError ?? 'throw';
+
+  const execute = async (input, context) => {
+    const signal = context?.abortSignal;
+    if (signal?.aborted) throw abortError(signal);
+    const callId = nextCallId++ >>> 0;
+    const onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
+    signal?.addEventListener?.('abort', onAbort, { once: true });
+    const progressToken = enableProgressTracking ? context?.runId || randomUUID() : undefined;
+    const userMeta = context?._meta;
+    const requestMeta =
+      userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
+    try {
+      ctx.logEvent('debug', `Executing tool: ${tool.name}`, { toolArgs: input, runId: context?.runId });
+      const shaped = await ctx.runWithContext(context?.requestContext ?? null, () =>
+        nativeCall(native.callTool(server, tool.name, input ?? {}, { meta: requestMeta, progressToken, callId })),
+      );
+      return await shapeForMastra(shaped);
+    } catch (err) {
+      ctx.logEvent('error', `Error calling tool: ${tool.name}`, { error: err?.message, toolArgs: input });
+      throw err;
+    } finally {
+      signal?.removeEventListener?.('abort', onAbort);
+    }
+  };
+
+  async function shapeForMastra(shaped) {
+    if (shaped.kind === 'toolError') {
+      if (onToolError === 'return') return shaped.result;
+      throw new MastraError({
+        id: 'MCP_CLIENT_TOOL_EXECUTION_FAILED',
+        domain: ErrorDomain.MCP,
+        category: ErrorCategory.THIRD_PARTY,
+        text: shaped.text,
+        details: { toolName: tool.name, serverName: server },
+      });
+    }
+    if (shaped.kind === 'structured') {
+      if (outputValidator && coreTools.validateToolOutput) {
+        const validation = coreTools.validateToolOutput(outputValidator, shaped.value, tool.name);
+        if (validation?.error) return validation.error;
+      }
+      return attachMcpCallToolContent(shaped.value, shaped.content, shaped.meta ?? undefined);
+    }
+    return shaped.result;
+  }
+
+  const mcpProps =
+    meta || annotations ? { mcp: { ...(meta ? { _meta: meta } : {}), ...(annotations ? { annotations } : {}) } } : {};
+  const built = coreTools.createTool({
+    id: `${server}_${tool.name}`,
+    description: tool.description || '',
+    inputSchema: rawSchema(tool.inputSchema) ?? { type: 'object' },
+    outputSchema: outputJsonSchema ? permissiveOutputSchema(outputJsonSchema, coreTools) : undefined,
+    strict: entry.strict,
+    ...mcpProps,
+    requireApproval,
+    mcpMetadata: {
+      serverName: server,
+      serverVersion: session.serverVersion ?? undefined,
+      serverInstructions: session.instructions ?? undefined,
+      forwardInstructions: def.forwardInstructions ?? false,
+      instructionsMaxLength: def.instructionsMaxLength,
+    },
+    ...(outputJsonSchema ? { toModelOutput: structuredToModelOutput } : {}),
+    execute,
+  });
+  if (needsApprovalFn) built.needsApprovalFn = needsApprovalFn;
+  return built;
+}
+
+/**
+ * The output schema handed to Mastra documents the shape but accepts anything: execute returns
+ * the whole CallToolResult when there is no structured content, so validation happens in
+ * `shapeForMastra`, on the structured value only.
+ */
+function permissiveOutputSchema(jsonSchema, coreTools) {
+  if (!coreTools.toStandardSchema) return jsonSchema;
+  const std = coreTools.toStandardSchema(jsonSchema);
+  return { '~standard': { ...std['~standard'], validate: (value) => ({ value }) } };
+}
+
+function abortError(signal) {
+  const err = new Error(String(signal.reason ?? 'This operation was aborted'));
+  err.name = 'SdkError';
+  err.code = 'ABORTED';
+  return err;
+}
+
+/** The JSON-safe definition of a tool (for caching catalogs across processes). */
+function toDefinition(server, entry, session) {
+  const t = entry.tool;
+  return {
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+    ...(t.annotations ? { annotations: t.annotations } : {}),
+    ...(t._meta ? { _meta: t._meta } : {}),
+    server: {
+      name: server,
+      ...(session.serverVersion ? { version: session.serverVersion } : {}),
+      ...(session.instructions ? { instructions: session.instructions } : {}),
+    },
+  };
+}
+
+module.exports = { buildTool, toDefinition };

@@ -1,0 +1,45 @@
+'use strict';
+// Converts user server definitions into the plain JSON the native core validates. JS-only values
+// (URL objects, Headers, functions) are adapted here; every check happens in Rust.
+
+function headersToObject(headers) {
+  if (!headers) return undefined;
+  if (typeof headers.forEach === 'function' && typeof headers.get === 'function') {
+    const out = {};
+    headers.forEach((v, k) => {
+      out[k] = v;
+    });
+    return out;
+  }
+  if (Array.isArray(headers)) return Object.fromEntries(headers);
+  return typeof headers === 'object' ? { ...headers } : headers;
+}
+
+function toWireDefinition(def) {
+  if (!def || typeof def !== 'object') return def;
+  const wire = {
+    command: def.command,
+    args: def.args,
+    env: def.env,
+    cwd: def.cwd,
+    inheritDefaultEnv: def.inheritDefaultEnv,
+    stderr: typeof def.stderr === 'string' ? def.stderr : def.stderr == null ? undefined : 'pipe',
+    url: def.url instanceof URL ? def.url.href : def.url,
+    headers: headersToObject(def.requestInit?.headers),
+    connectTimeout: def.connectTimeout,
+    timeout: def.timeout,
+    enableServerLogs: def.enableServerLogs,
+    capabilities: def.capabilities,
+    roots: def.roots,
+  };
+  for (const k of Object.keys(wire)) if (wire[k] === undefined) delete wire[k];
+  return wire;
+}
+
+function toWireServers(servers) {
+  const out = {};
+  for (const [name, def] of Object.entries(servers)) out[name] = toWireDefinition(def);
+  return out;
+}
+
+module.exports = { toWireServers };

@@ -1,0 +1,287 @@
+//! Server definitions: the JSON a user (through the JS face) hands us, validated into a
+//! `ServerSpec`. Validation never fails the whole client: a bad definition is kept as an error
+//! and reported the first time that server is used, naming the server and the field.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::error::{McpError, Result};
+
+/// Where a stdio child's stderr goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StderrMode {
+    Inherit,
+    Pipe,
+    Ignore,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StdioSpec {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub inherit_default_env: bool,
+    pub cwd: Option<PathBuf>,
+    pub stderr: StderrMode,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSpec {
+    pub url: url::Url,
+    pub headers: Vec<(String, String)>,
+    pub connect_timeout_ms: u64,
+}
+
+/// The transport a server definition selects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerSpec {
+    Stdio(StdioSpec),
+    Http(HttpSpec),
+}
+
+/// Default wait for the Streamable HTTP handshake, as in `@mastra/mcp`.
+pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_000;
+/// Default per-request timeout (the MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`).
+pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
+
+/// One configured server: its validated transport (or why it is unusable) plus the
+/// transport-independent options.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub name: String,
+    pub spec: std::result::Result<ServerSpec, McpError>,
+    /// Per-server request timeout; falls back to the client's global timeout.
+    pub timeout_ms: Option<u64>,
+    pub enable_server_logs: bool,
+    /// Advertise the elicitation capability at connect time.
+    pub elicitation: bool,
+    /// Extra client capabilities from the user (`capabilities` option), spread into ours.
+    pub capabilities: Map<String, Value>,
+    /// Roots answered to `roots/list`.
+    pub roots: Vec<Value>,
+}
+
+impl ServerConfig {
+    /// Parses one server definition. Never fails: problems end up in `spec`.
+    pub fn from_json(name: &str, def: &Value) -> ServerConfig {
+        let empty = Map::new();
+        let obj = def.as_object().unwrap_or(&empty);
+        let spec = if def.is_object() {
+            parse_spec(name, obj)
+        } else {
+            Err(McpError::invalid_config(
+                name,
+                format!("Server definition for \"{name}\" must be an object."),
+            ))
+        };
+        let timeout_ms = obj.get("timeout").and_then(positive_ms);
+        ServerConfig {
+            name: name.to_string(),
+            spec,
+            timeout_ms,
+            enable_server_logs: obj
+                .get("enableServerLogs")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
+            elicitation: obj.get("elicitation").and_then(Value::as_bool).unwrap_or(false)
+                || obj
+                    .get("capabilities")
+                    .and_then(|c| c.get("elicitation"))
+                    .is_some_and(|e| !e.is_null()),
+            capabilities: obj
+                .get("capabilities")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+            roots: obj
+                .get("roots")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The validated transport, or the stored validation error.
+    pub fn spec(&self) -> Result<&ServerSpec> {
+        self.spec.as_ref().map_err(Clone::clone)
+    }
+}
+
+fn positive_ms(v: &Value) -> Option<u64> {
+    v.as_f64().filter(|n| n.is_finite() && *n > 0.0).map(|n| n as u64)
+}
+
+fn parse_spec(name: &str, obj: &Map<String, Value>) -> Result<ServerSpec> {
+    let has = |k: &str| obj.get(k).is_some_and(|v| !v.is_null());
+    match (has("command"), has("url")) {
+        (false, false) => Err(McpError::invalid_config(
+            name,
+            "Server configuration must include either a command or a url.",
+        )),
+        (true, true) => Err(McpError::invalid_config(
+            name,
+            format!(
+                "Server \"{name}\" has both \"command\" and \"url\"; configure exactly one transport."
+            ),
+        )),
+        (true, false) => parse_stdio(name, obj).map(ServerSpec::Stdio),
+        (false, true) => parse_http(name, obj).map(ServerSpec::Http),
+    }
+}
+
+fn field_error(name: &str, field: &str, expected: &str) -> McpError {
+    McpError::invalid_config(
+        name,
+        format!("Invalid configuration for server \"{name}\": \"{field}\" must be {expected}."),
+    )
+}
+
+fn parse_stdio(name: &str, obj: &Map<String, Value>) -> Result<StdioSpec> {
+    let command = match obj.get("command") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        _ => return Err(field_error(name, "command", "a non-empty string")),
+    };
+    let args = match obj.get("args") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|a| match a {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                _ => Err(field_error(name, "args", "an array of strings")),
+            })
+            .collect::<Result<_>>()?,
+        Some(_) => return Err(field_error(name, "args", "an array of strings")),
+    };
+    let env = match obj.get("env") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .filter_map(|(k, v)| match v {
+                Value::String(s) => Some(Ok((k.clone(), s.clone()))),
+                Value::Number(n) => Some(Ok((k.clone(), n.to_string()))),
+                Value::Bool(b) => Some(Ok((k.clone(), b.to_string()))),
+                // `undefined` values vanish in JSON; an explicit null is skipped like Node does.
+                Value::Null => None,
+                _ => Some(Err(field_error(name, "env", "an object of string values"))),
+            })
+            .collect::<Result<_>>()?,
+        Some(_) => return Err(field_error(name, "env", "an object of string values")),
+    };
+    let inherit_default_env = match obj.get("inheritDefaultEnv") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(field_error(name, "inheritDefaultEnv", "a boolean")),
+    };
+    let cwd = match obj.get("cwd") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(PathBuf::from(s)),
+        Some(_) => return Err(field_error(name, "cwd", "a string")),
+    };
+    let stderr = match obj.get("stderr") {
+        None | Some(Value::Null) => StderrMode::Inherit,
+        Some(Value::String(s)) => match s.as_str() {
+            "inherit" => StderrMode::Inherit,
+            "pipe" | "overlapped" => StderrMode::Pipe,
+            "ignore" => StderrMode::Ignore,
+            _ => return Err(field_error(name, "stderr", "\"inherit\", \"pipe\" or \"ignore\"")),
+        },
+        Some(_) => return Err(field_error(name, "stderr", "\"inherit\", \"pipe\" or \"ignore\"")),
+    };
+    Ok(StdioSpec { command, args, env, inherit_default_env, cwd, stderr })
+}
+
+fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
+    let raw = match obj.get("url") {
+        Some(Value::String(s)) => s,
+        _ => return Err(field_error(name, "url", "a URL or a string")),
+    };
+    let url = url::Url::parse(raw).map_err(|e| {
+        McpError::invalid_config(
+            name,
+            format!("Invalid configuration for server \"{name}\": \"url\" is not a valid URL ({e}): {raw}"),
+        )
+    })?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(McpError::invalid_config(
+            name,
+            format!("Invalid configuration for server \"{name}\": \"url\" must use http or https, got {}:", url.scheme()),
+        ));
+    }
+    let headers = match obj.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+            .collect(),
+        Some(_) => return Err(field_error(name, "requestInit.headers", "an object of strings")),
+    };
+    let connect_timeout_ms = obj
+        .get("connectTimeout")
+        .and_then(positive_ms)
+        .unwrap_or(DEFAULT_CONNECT_TIMEOUT_MS);
+    Ok(HttpSpec { url, headers, connect_timeout_ms })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err_of(def: Value) -> String {
+        ServerConfig::from_json("srv", &def).spec.unwrap_err().message
+    }
+
+    #[test]
+    fn neither_command_nor_url_is_rejected_with_the_anchor_text() {
+        assert_eq!(
+            err_of(json!({})),
+            "Server configuration must include either a command or a url."
+        );
+    }
+
+    #[test]
+    fn both_command_and_url_is_rejected_naming_the_server() {
+        let m = err_of(json!({"command": "node", "url": "http://127.0.0.1:1/mcp"}));
+        assert!(m.contains("\"srv\"") && m.contains("both"), "{m}");
+    }
+
+    #[test]
+    fn wrong_types_name_the_field() {
+        assert!(err_of(json!({"command": 42})).contains("\"command\""));
+        assert!(err_of(json!({"command": "node", "args": "x"})).contains("\"args\""));
+        assert!(err_of(json!({"command": "node", "env": {"A": [1]}})).contains("\"env\""));
+        assert!(err_of(json!({"command": "node", "stderr": "loud"})).contains("\"stderr\""));
+        assert!(err_of(json!({"url": 42})).contains("\"url\""));
+        assert!(err_of(json!({"url": "not a url"})).contains("not a valid URL"));
+        assert!(err_of(json!({"url": "ftp://x/y"})).contains("http or https"));
+        assert!(err_of(json!("nope")).contains("must be an object"));
+    }
+
+    #[test]
+    fn stdio_definition_is_parsed() {
+        let cfg = ServerConfig::from_json(
+            "fs",
+            &json!({"command": "node", "args": ["a", 1], "env": {"K": "v", "N": null},
+                    "inheritDefaultEnv": false, "cwd": "/tmp", "stderr": "pipe", "timeout": 1500}),
+        );
+        let ServerSpec::Stdio(s) = cfg.spec().unwrap() else { panic!("not stdio") };
+        assert_eq!(s.args, vec!["a", "1"]);
+        assert_eq!(s.env.get("K").map(String::as_str), Some("v"));
+        assert!(!s.env.contains_key("N"));
+        assert!(!s.inherit_default_env);
+        assert_eq!(s.stderr, StderrMode::Pipe);
+        assert_eq!(cfg.timeout_ms, Some(1500));
+        assert!(cfg.enable_server_logs);
+    }
+
+    #[test]
+    fn http_definition_defaults_connect_timeout() {
+        let cfg = ServerConfig::from_json("h", &json!({"url": "http://127.0.0.1:9/mcp", "headers": {"X-A": "1"}}));
+        let ServerSpec::Http(h) = cfg.spec().unwrap() else { panic!("not http") };
+        assert_eq!(h.connect_timeout_ms, DEFAULT_CONNECT_TIMEOUT_MS);
+        assert_eq!(h.headers, vec![("X-A".to_string(), "1".to_string())]);
+    }
+}

@@ -1,0 +1,146 @@
+//! One error type for the whole core. Every variant names the server it concerns and maps to a
+//! stable code string that the JS face turns into the matching `MastraError` / SDK-like error.
+
+use serde_json::{json, Value};
+
+/// What went wrong, as a closed set of kinds with stable codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The server definition is unusable (missing/both transports, wrong types).
+    InvalidConfig,
+    /// A per-server API was called with a name that is not configured.
+    UnknownServer,
+    /// The stdio child process could not be started.
+    SpawnFailed,
+    /// The transport opened but the MCP handshake failed (closed early, garbage, bad reply).
+    ConnectFailed,
+    /// A request (or the handshake) did not answer within its timeout.
+    Timeout,
+    /// The server answered with a JSON-RPC error.
+    Rpc,
+    /// The connection closed while a request was outstanding (it may have been processed).
+    TransportClosed,
+    /// The caller aborted the request.
+    Aborted,
+    /// The server's reply did not have the expected shape.
+    InvalidResponse,
+    /// An operation is not allowed in the current state (e.g. elicitation after connect).
+    InvalidState,
+    /// The client was disconnected while the operation was in flight.
+    Disconnected,
+}
+
+impl ErrorKind {
+    /// Stable code used across the JS boundary.
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidConfig => "INVALID_CONFIG",
+            ErrorKind::UnknownServer => "UNKNOWN_SERVER",
+            ErrorKind::SpawnFailed => "SPAWN_FAILED",
+            ErrorKind::ConnectFailed => "CONNECT_FAILED",
+            ErrorKind::Timeout => "REQUEST_TIMEOUT",
+            ErrorKind::Rpc => "RPC_ERROR",
+            ErrorKind::TransportClosed => "TRANSPORT_CLOSED",
+            ErrorKind::Aborted => "ABORTED",
+            ErrorKind::InvalidResponse => "INVALID_RESPONSE",
+            ErrorKind::InvalidState => "INVALID_STATE",
+            ErrorKind::Disconnected => "DISCONNECTED",
+        }
+    }
+
+    /// Whether this failure happened while establishing the connection (as opposed to
+    /// while running a request on an established one).
+    pub fn is_connect_phase(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::InvalidConfig | ErrorKind::SpawnFailed | ErrorKind::ConnectFailed
+        )
+    }
+}
+
+/// An error from the core, always naming the server.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct McpError {
+    pub kind: ErrorKind,
+    pub server: String,
+    pub message: String,
+    /// JSON-RPC error code, for `ErrorKind::Rpc`.
+    pub rpc_code: Option<i64>,
+    /// JSON-RPC error data, for `ErrorKind::Rpc`.
+    pub rpc_data: Option<Value>,
+    /// HTTP status, when a remote server answered with one.
+    pub http_status: Option<u16>,
+    /// True when the failure happened while connecting (handshake included).
+    pub during_connect: bool,
+}
+
+impl McpError {
+    pub fn new(kind: ErrorKind, server: impl Into<String>, message: impl Into<String>) -> Self {
+        McpError {
+            kind,
+            server: server.into(),
+            message: message.into(),
+            rpc_code: None,
+            rpc_data: None,
+            http_status: None,
+            during_connect: kind.is_connect_phase(),
+        }
+    }
+
+    pub fn invalid_config(server: &str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidConfig, server, message)
+    }
+
+    pub fn unknown_server(server: &str) -> Self {
+        Self::new(
+            ErrorKind::UnknownServer,
+            server,
+            format!("Server configuration not found for name: {server}"),
+        )
+    }
+
+    pub fn rpc(server: &str, code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
+        let mut e = Self::new(ErrorKind::Rpc, server, message);
+        e.rpc_code = Some(code);
+        e.rpc_data = data;
+        e
+    }
+
+    /// Marks the error as having happened while connecting.
+    pub fn in_connect(mut self) -> Self {
+        self.during_connect = true;
+        self
+    }
+
+    /// The error as plain data for the JS face.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "code": self.kind.code(),
+            "server": self.server,
+            "message": self.message,
+            "rpcCode": self.rpc_code,
+            "rpcData": self.rpc_data,
+            "httpStatus": self.http_status,
+            "duringConnect": self.during_connect,
+        })
+    }
+}
+
+pub type Result<T> = std::result::Result<T, McpError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable_and_json_names_the_server() {
+        let e = McpError::rpc("weather", -32602, "Unknown tool: nope", None);
+        let j = e.to_json();
+        assert_eq!(j["code"], "RPC_ERROR");
+        assert_eq!(j["server"], "weather");
+        assert_eq!(j["rpcCode"], -32602);
+        assert_eq!(j["duringConnect"], false);
+        assert!(McpError::invalid_config("s", "x").during_connect);
+    }
+}

@@ -1,0 +1,61 @@
+//! What flows up from a server: notifications, stderr chunks, diagnostics; and the one
+//! server→client request a user answers (elicitation). The core routes them to a sink; the
+//! node layer implements the sink over ThreadsafeFunctions.
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+/// The kinds of events a server produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    Progress,
+    ServerLog,
+    ResourceUpdated,
+    ResourceListChanged,
+    ToolListChanged,
+    PromptListChanged,
+    /// A client-side diagnostic line about this server (connects, failures).
+    Diagnostic,
+}
+
+impl EventKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Progress => "progress",
+            EventKind::ServerLog => "serverLog",
+            EventKind::ResourceUpdated => "resourceUpdated",
+            EventKind::ResourceListChanged => "resourceListChanged",
+            EventKind::ToolListChanged => "toolListChanged",
+            EventKind::PromptListChanged => "promptListChanged",
+            EventKind::Diagnostic => "diagnostic",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerEvent {
+    pub server: String,
+    pub kind: EventKind,
+    pub payload: Value,
+}
+
+/// Receives events. Implementations must not block.
+pub trait EventSink: Send + Sync + 'static {
+    fn emit(&self, event: ServerEvent);
+    /// A chunk of a stdio child's stderr (only for `stderr: 'pipe'`).
+    fn stderr(&self, server: &str, chunk: Vec<u8>);
+}
+
+/// Answers `elicitation/create` requests. Returns the `ElicitResult` JSON, or a message that
+/// becomes a JSON-RPC error for the server.
+pub trait ElicitationResponder: Send + Sync + 'static {
+    fn respond(&self, server: String, params: Value) -> BoxFuture<'static, Result<Value, String>>;
+}
+
+/// A sink that drops everything (tests, and clients without listeners).
+pub struct NullSink;
+
+impl EventSink for NullSink {
+    fn emit(&self, _event: ServerEvent) {}
+    fn stderr(&self, _server: &str, _chunk: Vec<u8>) {}
+}

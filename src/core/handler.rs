@@ -1,0 +1,173 @@
+#![allow(deprecated)] // Roots and Logging are deprecated upstream (SEP-2577) but are what Mastra exposes.
+//! rmcp `ClientHandler` for one server: advertises our capabilities and routes notifications and
+//! server→client requests to the client's event sink and elicitation responder. It holds only
+//! `Arc`s to client-owned state, so handlers registered by the user outlive any reconnect.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::handler::client::ClientHandler;
+use rmcp::model::{
+    ClientConfig, ElicitRequestParams, ElicitResult, ErrorCode, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ResourceUpdatedNotificationParam,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::ErrorData;
+use serde_json::{json, Map, Value};
+
+use super::events::{ElicitationResponder, EventKind, EventSink, ServerEvent};
+
+/// The protocol revision we ask for; servers may answer with an older one.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// State shared between a `Connection` and every rmcp handler it creates.
+pub struct HandlerShared {
+    pub server: String,
+    pub sink: Arc<dyn EventSink>,
+    pub responder: Option<Arc<dyn ElicitationResponder>>,
+    pub enable_server_logs: bool,
+    /// Advertise elicitation (set by config or by registering a handler before connecting).
+    pub elicitation: AtomicBool,
+    pub user_capabilities: Map<String, Value>,
+    pub roots: Vec<Value>,
+    /// Bumped whenever the server's tool list may have changed.
+    pub tools_epoch: AtomicU64,
+    /// rmcp progress token (as JSON) → the token the user asked for.
+    pub progress_aliases: Mutex<HashMap<String, Value>>,
+}
+
+impl HandlerShared {
+    fn emit(&self, kind: EventKind, payload: Value) {
+        self.sink.emit(ServerEvent { server: self.server.clone(), kind, payload });
+    }
+
+    pub fn diagnostic(&self, level: &str, message: impl Into<String>) {
+        let message = message.into();
+        tracing::debug!(server = %self.server, level, "{message}");
+        self.emit(EventKind::Diagnostic, json!({ "level": level, "message": message }));
+    }
+
+    /// The capabilities sent in `initialize`.
+    pub fn capabilities(&self) -> Value {
+        let mut caps = self.user_capabilities.clone();
+        if self.elicitation.load(Ordering::SeqCst) && !caps.contains_key("elicitation") {
+            caps.insert("elicitation".into(), json!({ "form": {} }));
+        }
+        if !self.roots.is_empty() || caps.contains_key("roots") {
+            let mut roots = json!({ "listChanged": true });
+            if let (Some(r), Some(user)) = (roots.as_object_mut(), caps.get("roots").and_then(Value::as_object)) {
+                r.extend(user.clone());
+            }
+            caps.insert("roots".into(), roots);
+        }
+        let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+        if let Some(ext) = extensions.as_object_mut() {
+            ext.insert("io.modelcontextprotocol/ui".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+}
+
+#[derive(Clone)]
+pub struct Handler {
+    pub shared: Arc<HandlerShared>,
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let info = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": self.shared.capabilities(),
+            "clientInfo": { "name": self.shared.server, "version": "1.0.0" },
+        });
+        serde_json::from_value(info).unwrap_or_else(|e| {
+            tracing::warn!(server = %self.shared.server, "user capabilities rejected: {e}");
+            let fallback = json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": { "extensions": { "io.modelcontextprotocol/ui": {} } },
+                "clientInfo": { "name": self.shared.server, "version": "1.0.0" },
+            });
+            serde_json::from_value(fallback).expect("static client info is valid")
+        })
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let Some(responder) = self.shared.responder.clone() else {
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None));
+        };
+        let answer = responder
+            .respond(self.shared.server.clone(), to_json(&request))
+            .await
+            .map_err(|msg| ErrorData::new(ErrorCode::INTERNAL_ERROR, msg, None))?;
+        serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
+            ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("Elicitation handler returned an invalid result ({e}): {answer}"),
+                None,
+            )
+        })
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        serde_json::from_value(json!({ "roots": self.shared.roots }))
+            .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("invalid roots: {e}"), None))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let mut payload = to_json(&params);
+        let key = payload["progressToken"].to_string();
+        if let Ok(aliases) = self.shared.progress_aliases.lock() {
+            if let Some(user_token) = aliases.get(&key) {
+                payload["progressToken"] = user_token.clone();
+            }
+        }
+        self.shared.emit(EventKind::Progress, payload);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if self.shared.enable_server_logs {
+            self.shared.emit(EventKind::ServerLog, to_json(&params));
+        }
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.shared.emit(EventKind::ResourceUpdated, to_json(&params));
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.emit(EventKind::ResourceListChanged, Value::Null);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
+        self.shared.emit(EventKind::ToolListChanged, Value::Null);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.emit(EventKind::PromptListChanged, Value::Null);
+    }
+}

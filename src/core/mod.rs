@@ -1,0 +1,17 @@
+//! The napi-free MCP client core: configuration, connections, transports and events.
+
+pub mod config;
+pub mod connection;
+pub mod env;
+pub mod error;
+pub mod events;
+mod handler;
+pub mod registry;
+pub mod results;
+pub mod transport;
+
+pub use config::{ServerConfig, ServerSpec};
+pub use connection::Connection;
+pub use error::{ErrorKind, McpError};
+pub use events::{ElicitationResponder, EventKind, EventSink, ServerEvent};
+pub use registry::Registry;

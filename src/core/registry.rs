@@ -1,0 +1,118 @@
+//! Many servers at once: lookup by name, fan-out in parallel with per-server results and
+//! durations, and shutdown of everything.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::config::{ServerConfig, DEFAULT_REQUEST_TIMEOUT_MS};
+use super::connection::Connection;
+use super::error::{ErrorKind, McpError, Result};
+use super::events::{ElicitationResponder, EventSink};
+
+/// One server's outcome in a fan-out.
+pub struct ServerOutcome<T> {
+    pub server: String,
+    pub result: Result<T>,
+    pub duration_ms: f64,
+}
+
+pub struct Registry {
+    /// Config order, which results are folded in.
+    order: Vec<String>,
+    servers: HashMap<String, Arc<Connection>>,
+}
+
+impl Registry {
+    /// Builds connections for every server definition. Only a non-object `servers` fails here;
+    /// individual bad definitions fail when that server is used.
+    pub fn new(
+        servers: &Value,
+        default_timeout_ms: Option<u64>,
+        sink: Arc<dyn EventSink>,
+        responder: Option<Arc<dyn ElicitationResponder>>,
+    ) -> Result<Self> {
+        let Some(defs) = servers.as_object() else {
+            return Err(McpError::invalid_config(
+                "",
+                "MCPClient options must include \"servers\": an object mapping server names to definitions.",
+            ));
+        };
+        let timeout = default_timeout_ms.unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS);
+        let mut order = Vec::with_capacity(defs.len());
+        let mut map = HashMap::with_capacity(defs.len());
+        for (name, def) in defs {
+            let config = ServerConfig::from_json(name, def);
+            order.push(name.clone());
+            map.insert(
+                name.clone(),
+                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone())),
+            );
+        }
+        Ok(Registry { order, servers: map })
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.order
+    }
+
+    pub fn get(&self, name: &str) -> Result<Arc<Connection>> {
+        self.servers.get(name).cloned().ok_or_else(|| McpError::unknown_server(name))
+    }
+
+    /// Runs `op` on every server in parallel; results come back in config order. With
+    /// `per_server_timeout_ms`, a server that takes longer is reported as timed out and its work
+    /// is cancelled (dropped), unlike the anchor which leaves it running.
+    pub async fn fan_out<T, F, Fut>(&self, per_server_timeout_ms: Option<u64>, op: F) -> Vec<ServerOutcome<T>>
+    where
+        F: Fn(Arc<Connection>) -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let tasks = self.order.iter().map(|name| {
+            let conn = self.servers[name].clone();
+            let fut = op(conn);
+            async move {
+                let started = Instant::now();
+                let result = match per_server_timeout_ms {
+                    Some(ms) => match tokio::time::timeout(Duration::from_millis(ms), fut).await {
+                        Ok(r) => r,
+                        Err(_) => Err(McpError::new(
+                            ErrorKind::Timeout,
+                            name.as_str(),
+                            format!("Discovery timed out after {ms}ms"),
+                        )),
+                    },
+                    None => fut.await,
+                };
+                ServerOutcome {
+                    server: name.clone(),
+                    result,
+                    duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+                }
+            }
+        });
+        futures::future::join_all(tasks).await
+    }
+
+    /// Closes every session in parallel.
+    pub async fn disconnect_all(&self) {
+        futures::future::join_all(self.servers.values().map(|c| {
+            let c = c.clone();
+            async move { c.disconnect().await }
+        }))
+        .await;
+    }
+
+    /// `{ server: instructions | null }` for every configured server.
+    pub async fn instructions(&self) -> Value {
+        let mut out = Map::new();
+        for name in &self.order {
+            let text = self.servers[name].instructions().await;
+            out.insert(name.clone(), text.map(Value::String).unwrap_or(Value::Null));
+        }
+        Value::Object(out)
+    }
+}

@@ -1,0 +1,117 @@
+//! Pure shaping of protocol results into what Mastra users see. No I/O here.
+
+use serde_json::{json, Map, Value};
+
+/// Joins the text blocks of a `content` array with newlines, trimmed; `None` if there are none.
+pub fn content_text(content: Option<&Value>) -> Option<String> {
+    let blocks = content?.as_array()?;
+    let text = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// Adds `ui.serverId = <server>` to a `_meta` object when it carries `ui.resourceUri`
+/// (the MCP Apps convention), leaving it untouched otherwise.
+pub fn stamp_server_id(meta: &Value, server: &str) -> Value {
+    let has_resource_uri = meta
+        .get("ui")
+        .and_then(|ui| ui.get("resourceUri"))
+        .is_some_and(|v| !v.is_null() && v != &Value::Bool(false) && v != "");
+    if !has_resource_uri {
+        return meta.clone();
+    }
+    let mut out = meta.clone();
+    if let Some(ui) = out.get_mut("ui").and_then(Value::as_object_mut) {
+        ui.insert("serverId".into(), Value::String(server.to_string()));
+    }
+    out
+}
+
+/// `_meta.mastra.strict` when it is a boolean.
+pub fn strict_flag(meta: Option<&Value>) -> Option<bool> {
+    meta?.get("mastra")?.get("strict")?.as_bool()
+}
+
+/// How a `tools/call` result reaches the user.
+///
+/// * `toolError`: the server said `isError: true`; `text` is the message for the thrown error.
+/// * `structured`: `structuredContent` is present; the value is returned with `content` and the
+///   stamped result `_meta` attached out of band.
+/// * `raw`: the whole `CallToolResult`.
+pub fn shape_call_result(server: &str, result: Value) -> Value {
+    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    if is_error {
+        let text = content_text(result.get("content"))
+            .unwrap_or_else(|| "MCP tool execution failed".to_string());
+        return json!({ "kind": "toolError", "text": text, "result": result });
+    }
+    if let Some(structured) = result.get("structuredContent") {
+        let meta = result.get("_meta").map(|m| stamp_server_id(m, server));
+        return json!({
+            "kind": "structured",
+            "value": structured,
+            "content": result.get("content").cloned().unwrap_or(Value::Array(vec![])),
+            "meta": meta,
+        });
+    }
+    json!({ "kind": "raw", "result": result })
+}
+
+/// A `tools/list` entry plus what the face needs to build a Mastra tool from it.
+pub fn describe_tool(server: &str, tool: &Value) -> Value {
+    let meta = tool.get("_meta");
+    let mut out = Map::new();
+    out.insert("tool".into(), tool.clone());
+    if let Some(m) = meta {
+        out.insert("stampedMeta".into(), stamp_server_id(m, server));
+    }
+    if let Some(strict) = strict_flag(meta) {
+        out.insert("strict".into(), Value::Bool(strict));
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_errors_carry_joined_trimmed_text() {
+        let r = json!({"isError": true, "content": [
+            {"type": "text", "text": " a "}, {"type": "image", "data": ""}, {"type": "text", "text": "b "}]});
+        let shaped = shape_call_result("s", r);
+        assert_eq!(shaped["kind"], "toolError");
+        assert_eq!(shaped["text"], "a \nb");
+        let empty = shape_call_result("s", json!({"isError": true, "content": []}));
+        assert_eq!(empty["text"], "MCP tool execution failed");
+    }
+
+    #[test]
+    fn structured_results_keep_content_and_stamped_meta() {
+        let r = json!({"content": [{"type": "text", "text": "a is 1"}], "structuredContent": {"a": 1},
+                       "_meta": {"ui": {"resourceUri": "ui://x"}}});
+        let shaped = shape_call_result("srv", r);
+        assert_eq!(shaped["kind"], "structured");
+        assert_eq!(shaped["value"], json!({"a": 1}));
+        assert_eq!(shaped["meta"]["ui"]["serverId"], "srv");
+    }
+
+    #[test]
+    fn plain_results_are_raw() {
+        let r = json!({"content": [{"type": "text", "text": "hi"}]});
+        assert_eq!(shape_call_result("s", r.clone())["result"], r);
+    }
+
+    #[test]
+    fn meta_without_resource_uri_is_not_stamped() {
+        let m = json!({"ui": {"other": 1}});
+        assert_eq!(stamp_server_id(&m, "s"), m);
+        assert_eq!(strict_flag(Some(&json!({"mastra": {"strict": true}}))), Some(true));
+        assert_eq!(strict_flag(Some(&json!({"mastra": {"strict": "yes"}}))), None);
+    }
+}

@@ -1,0 +1,317 @@
+//! `NativeClient`: the class the JS face wraps. Every method is one coarse call that returns
+//! plain JSON; errors cross as JSON (`McpError::to_json`) in the error message.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
+use crate::core::connection::RequestOptions;
+use crate::core::registry::ServerOutcome;
+use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result};
+use crate::core::{Connection, McpError, Registry};
+
+fn to_napi(e: McpError) -> Error {
+    Error::new(Status::GenericFailure, e.to_json().to_string())
+}
+
+fn opt_ms(v: Option<f64>) -> Option<u64> {
+    v.filter(|n| n.is_finite() && *n > 0.0).map(|n| n as u64)
+}
+
+/// An in-flight call that JS may abort.
+struct PendingCall {
+    token: CancellationToken,
+    reason: Arc<Mutex<String>>,
+}
+
+#[napi(object)]
+pub struct CallToolOptions {
+    /// Request `_meta` (already merged by the face from the caller's context).
+    pub meta: Option<Value>,
+    /// The progress token the user expects in progress notifications.
+    pub progress_token: Option<Value>,
+    pub timeout_ms: Option<f64>,
+    /// Id used with `cancel()` to abort this call.
+    pub call_id: Option<u32>,
+}
+
+#[napi]
+pub struct NativeClient {
+    registry: Option<Arc<Registry>>,
+    pending: Arc<Mutex<HashMap<u32, PendingCall>>>,
+}
+
+impl Drop for NativeClient {
+    fn drop(&mut self) {
+        // rmcp cleans up children with `tokio::spawn` in `Drop`: drop inside the runtime.
+        if let Some(registry) = self.registry.take() {
+            super::in_runtime(move || drop(registry));
+        }
+    }
+}
+
+impl NativeClient {
+    fn registry(&self) -> Arc<Registry> {
+        self.registry.clone().expect("registry lives as long as the client")
+    }
+
+    fn server(&self, name: &str) -> Result<Arc<Connection>> {
+        self.registry().get(name).map_err(to_napi)
+    }
+}
+
+fn outcomes_to_json<T>(outcomes: Vec<ServerOutcome<T>>, mut ok: impl FnMut(&str, T) -> Value) -> Value {
+    let list: Vec<Value> = outcomes
+        .into_iter()
+        .map(|o| match o.result {
+            Ok(v) => json!({ "server": o.server, "ok": true, "value": ok(&o.server, v), "durationMs": o.duration_ms }),
+            Err(e) => json!({ "server": o.server, "ok": false, "error": e.to_json(), "durationMs": o.duration_ms }),
+        })
+        .collect();
+    Value::Array(list)
+}
+
+async fn session_info(conn: &Connection) -> crate::core::error::Result<Value> {
+    let live = conn.ensure_connected().await?;
+    Ok(json!({
+        "serverVersion": live.server_version,
+        "instructions": live.instructions,
+        "protocolVersion": live.protocol_version,
+    }))
+}
+
+async fn tools_of(conn: Arc<Connection>) -> crate::core::error::Result<Value> {
+    let (epoch, tools) = conn.tools().await?;
+    let mut info = session_info(&conn).await?;
+    let described: Vec<Value> = tools.iter().map(|t| describe_tool_entry(conn.name(), t)).collect();
+    info["epoch"] = json!(epoch);
+    info["tools"] = Value::Array(described);
+    Ok(info)
+}
+
+#[napi]
+impl NativeClient {
+    #[napi(constructor)]
+    pub fn new(
+        #[napi(ts_arg_type = "Record<string, unknown>")] servers: Value,
+        timeout_ms: Option<f64>,
+        #[napi(ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void")] on_event: EventFn,
+        #[napi(ts_arg_type = "(chunk: { server: string; data: Buffer }) => void")] on_stderr: StderrFn,
+        #[napi(ts_arg_type = "(request: { server: string; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
+    ) -> Result<Self> {
+        let sink = Arc::new(JsEventSink { events: on_event, stderr: on_stderr });
+        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit) });
+        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder)).map_err(to_napi)?;
+        Ok(NativeClient { registry: Some(Arc::new(registry)), pending: Default::default() })
+    }
+
+    /// Configured server names, in config order.
+    #[napi]
+    pub fn server_names(&self) -> Vec<String> {
+        self.registry().names().to_vec()
+    }
+
+    /// Per-server request timeout in ms.
+    #[napi]
+    pub fn request_timeout(&self, server: String) -> Result<f64> {
+        Ok(self.server(&server)?.request_timeout_ms() as f64)
+    }
+
+    /// Connects one server (if needed) and returns its session info.
+    #[napi(ts_return_type = "Promise<{ serverVersion?: string; instructions?: string; protocolVersion: string }>")]
+    pub async fn connect(&self, server: String) -> Result<Value> {
+        let conn = self.server(&server)?;
+        session_info(&conn).await.map_err(to_napi)
+    }
+
+    /// Closes and reopens one server's session.
+    #[napi]
+    pub async fn reconnect(&self, server: String) -> Result<()> {
+        let conn = self.server(&server)?;
+        conn.reconnect().await.map(|_| ()).map_err(to_napi)
+    }
+
+    /// Closes every session; aborts in-flight calls' waits.
+    #[napi]
+    pub async fn disconnect(&self) -> Result<()> {
+        let registry = self.registry();
+        if let Ok(mut pending) = self.pending.lock() {
+            for (_, call) in pending.drain() {
+                if let Ok(mut r) = call.reason.lock() {
+                    *r = "MCP client was disconnected".to_string();
+                }
+                call.token.cancel();
+            }
+        }
+        registry.disconnect_all().await;
+        Ok(())
+    }
+
+    /// Tools of one server (`server` given) or of all servers.
+    #[napi(ts_return_type = "Promise<Array<{ server: string; ok: boolean; value?: any; error?: any; durationMs: number }>>")]
+    pub async fn list_tools(&self, server: Option<String>, per_server_timeout_ms: Option<f64>) -> Result<Value> {
+        let registry = self.registry();
+        let outcomes = match server {
+            Some(name) => {
+                let conn = self.server(&name)?;
+                let started = std::time::Instant::now();
+                let result = tools_of(conn).await;
+                vec![ServerOutcome { server: name, result, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }]
+            }
+            None => registry.fan_out(opt_ms(per_server_timeout_ms), tools_of).await,
+        };
+        Ok(outcomes_to_json(outcomes, |_, v| v))
+    }
+
+    /// `resources/list`, `resources/templates/list` or `prompts/list` over all servers, every page.
+    #[napi(ts_return_type = "Promise<Array<{ server: string; ok: boolean; value?: any; error?: any; durationMs: number }>>")]
+    pub async fn list_all(
+        &self,
+        #[napi(ts_arg_type = "'resources' | 'resourceTemplates' | 'prompts'")] kind: String,
+        per_server_timeout_ms: Option<f64>,
+    ) -> Result<Value> {
+        let (method, key, capability) = match kind.as_str() {
+            "resources" => ("resources/list", "resources", "resources"),
+            "resourceTemplates" => ("resources/templates/list", "resourceTemplates", "resources"),
+            "prompts" => ("prompts/list", "prompts", "prompts"),
+            other => return Err(Error::new(Status::InvalidArg, format!("unknown list kind {other}"))),
+        };
+        let outcomes = self
+            .registry()
+            .fan_out(opt_ms(per_server_timeout_ms), |conn| async move {
+                let live = conn.ensure_connected().await?;
+                if !crate::core::connection::live_has_capability(&live, capability) {
+                    return Ok(Vec::new());
+                }
+                match conn.list_all(method, key).await {
+                    // A server that does not implement the method contributes nothing.
+                    Err(e) if e.rpc_code == Some(-32601) => Ok(Vec::new()),
+                    other => other,
+                }
+            })
+            .await;
+        Ok(outcomes_to_json(outcomes, |_, v| Value::Array(v)))
+    }
+
+    /// `tools/call`, shaped: `{ kind: 'toolError' | 'structured' | 'raw', ... }`.
+    #[napi]
+    pub async fn call_tool(
+        &self,
+        server: String,
+        name: String,
+        #[napi(ts_arg_type = "Record<string, unknown> | undefined")] args: Option<Value>,
+        options: Option<CallToolOptions>,
+    ) -> Result<Value> {
+        let conn = self.server(&server)?;
+        let options = options.unwrap_or(CallToolOptions { meta: None, progress_token: None, timeout_ms: None, call_id: None });
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name));
+        params.insert("arguments".into(), args.filter(|a| a.is_object()).unwrap_or_else(|| json!({})));
+        let token = CancellationToken::new();
+        let reason = Arc::new(Mutex::new(String::new()));
+        if let Some(id) = options.call_id {
+            if let Ok(mut pending) = self.pending.lock() {
+                pending.insert(id, PendingCall { token: token.clone(), reason: reason.clone() });
+            }
+        }
+        let request_options = RequestOptions {
+            timeout_ms: opt_ms(options.timeout_ms),
+            meta: options.meta,
+            cancel: Some(token),
+            cancel_reason: Some(reason),
+            progress_token: options.progress_token,
+        };
+        let result = conn.request("tools/call", Value::Object(params), request_options).await;
+        if let Some(id) = options.call_id {
+            if let Ok(mut pending) = self.pending.lock() {
+                pending.remove(&id);
+            }
+        }
+        let result = result.map_err(to_napi)?;
+        Ok(shape_call_result(&server, result))
+    }
+
+    /// Aborts an in-flight call started with `callId`.
+    #[napi]
+    pub fn cancel(&self, call_id: u32, reason: String) {
+        if let Ok(mut pending) = self.pending.lock() {
+            if let Some(call) = pending.remove(&call_id) {
+                if let Ok(mut r) = call.reason.lock() {
+                    *r = reason;
+                }
+                call.token.cancel();
+            }
+        }
+    }
+
+    #[napi]
+    pub async fn read_resource(&self, server: String, uri: String) -> Result<Value> {
+        let conn = self.server(&server)?;
+        conn.request("resources/read", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+    }
+
+    #[napi]
+    pub async fn subscribe_resource(&self, server: String, uri: String) -> Result<Value> {
+        let conn = self.server(&server)?;
+        conn.request("resources/subscribe", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+    }
+
+    #[napi]
+    pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
+        let conn = self.server(&server)?;
+        conn.request("resources/unsubscribe", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+    }
+
+    /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.
+    #[napi]
+    pub async fn get_prompt(
+        &self,
+        server: String,
+        name: String,
+        #[napi(ts_arg_type = "Record<string, unknown> | undefined")] args: Option<Value>,
+    ) -> Result<Value> {
+        let conn = self.server(&server)?;
+        let mut params = json!({ "name": name });
+        if let Some(args) = args.filter(|a| a.is_object()) {
+            params["arguments"] = args;
+        }
+        let mut result = conn.request("prompts/get", params, RequestOptions::default()).await.map_err(to_napi)?;
+        if let Ok(prompts) = conn.list_all("prompts/list", "prompts").await {
+            if let Some(p) = prompts.into_iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
+                result["prompt"] = p;
+            }
+        }
+        Ok(result)
+    }
+
+    /// Advertise elicitation for a server on its next connect (errors once connected).
+    #[napi]
+    pub async fn enable_elicitation(&self, server: String) -> Result<()> {
+        let conn = self.server(&server)?;
+        conn.enable_elicitation().await.map_err(to_napi)
+    }
+
+    /// `{ server: instructions | null }` for every configured server.
+    #[napi(ts_return_type = "Promise<Record<string, string | null>>")]
+    pub async fn instructions(&self) -> Result<Value> {
+        Ok(self.registry().instructions().await)
+    }
+
+    /// Whether a server currently has a live session.
+    #[napi]
+    pub async fn is_connected(&self, server: String) -> Result<bool> {
+        Ok(self.server(&server)?.current().await.is_some())
+    }
+}
+
+/// Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
+/// rebuilding tools from cached definitions without a connection.
+#[napi]
+pub fn describe_tool(server: String, #[napi(ts_arg_type = "Record<string, unknown>")] tool: Value) -> Value {
+    describe_tool_entry(&server, &tool)
+}
