@@ -1444,7 +1444,11 @@ export declare function getCallbackUrlCandidates(redirectUrl: string | URL): URL
 export declare function createOAuthCallbackServer(options: OAuthCallbackServerOptions): Promise<OAuthCallbackServer>;
 
 // ===========================================================================
-// OAuth flow helpers (re-exported by @mastra/mcp from the MCP SDK)
+// OAuth flow helpers
+//
+// @mastra/mcp 1.18 re-exports these from the MCP SDK, so user code may import
+// them from '@mastra/mcp'. The runtime entry points of this package must
+// export values with these names for the declarations to be truthful.
 // ===========================================================================
 
 /** Thrown when a server rejects the client as unauthorized (HTTP 401). */

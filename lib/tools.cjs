@@ -56,7 +56,11 @@ function buildTool(ctx, entry, session) {
       );
       return await shapeForMastra(shaped);
     } catch (err) {
-      ctx.logEvent('error', `Error calling tool: ${tool.name}`, { error: err?.message, toolArgs: input });
+      const inBand = err?.id === 'MCP_CLIENT_TOOL_EXECUTION_FAILED';
+      ctx.logEvent(inBand ? 'debug' : 'error', inBand ? `Tool reported an error: ${tool.name}` : `Error calling tool: ${tool.name}`, {
+        error: err?.message,
+        toolArgs: input,
+      });
       throw err;
     } finally {
       signal?.removeEventListener?.('abort', onAbort);
