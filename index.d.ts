@@ -28,6 +28,12 @@
  * - `toMCPServerProxies()` is typed as returning `MCPClientServerProxy`
  *   instances (a subclass of `MCPServerBase`, as in the original runtime).
  *
+ * Not yet implemented, so not declared (a compile error beats a runtime one):
+ *   the OAuth runtime exports (MCPOAuthClientProvider, InMemoryOAuthStorage,
+ *   createSimpleTokenProvider, createOAuthCallbackServer,
+ *   getCallbackUrlCandidates, UnauthorizedError, the SDK auth helpers) and
+ *   InternalMastraMCPClient. Their types remain declared.
+ *
  * Server-side exports of @mastra/mcp 1.18.0 that are intentionally NOT declared
  * here (this package implements the client only):
  *   - classes:   MCPServer, MastraApiMCPServer
@@ -1215,51 +1221,6 @@ export interface InternalProgressActions {
   onUpdate(handler: ProgressHandler): void;
 }
 
-/**
- * @internal Connection to a single MCP server. Use {@link MCPClient} instead.
- */
-export declare class InternalMastraMCPClient extends MastraBase {
-  name: string;
-  readonly resources: InternalResourceActions;
-  readonly prompts: InternalPromptActions;
-  readonly elicitation: InternalElicitationActions;
-  readonly progress: InternalProgressActions;
-  constructor(options: InternalMastraMCPClientOptions);
-  get roots(): Root[];
-  setRoots(roots: Root[]): Promise<void>;
-  sendRootsListChanged(): Promise<void>;
-  get authState(): MCPServerAuthState | undefined;
-  finishAuth(authorizationCode: string): Promise<void>;
-  connect(): Promise<boolean>;
-  get sessionId(): string | undefined;
-  get stderr(): Stream | null;
-  get instructions(): string | undefined;
-  get forwardInstructions(): boolean;
-  get instructionsMaxLength(): number;
-  disconnect(): Promise<void>;
-  forceReconnect(): Promise<void>;
-  listResources(): Promise<{ [key: string]: unknown; resources: Resource[]; nextCursor?: string; _meta?: ResultMetaObject }>;
-  readResource(uri: string): Promise<ReadResourceResult>;
-  subscribeResource(uri: string): Promise<EmptyResult>;
-  unsubscribeResource(uri: string): Promise<EmptyResult>;
-  listResourceTemplates(): Promise<{
-    [key: string]: unknown;
-    resourceTemplates: ResourceTemplate[];
-    nextCursor?: string;
-    _meta?: ResultMetaObject;
-  }>;
-  listPrompts(): Promise<{ [key: string]: unknown; prompts: Prompt[]; nextCursor?: string; _meta?: ResultMetaObject }>;
-  getPrompt(args: { name: string; args?: Record<string, any> }): Promise<GetPromptResult>;
-  setPromptListChangedNotificationHandler(handler: ListChangedHandler): void;
-  setToolListChangedNotificationHandler(handler: ListChangedHandler): void;
-  setResourceUpdatedNotificationHandler(handler: (params: any) => void): void;
-  setResourceListChangedNotificationHandler(handler: ListChangedHandler): void;
-  setElicitationRequestHandler(handler: ElicitationHandler): void;
-  setProgressNotificationHandler(handler: ProgressHandler): void;
-  toolDefinitions(): Promise<Record<string, SerializableMCPToolDefinition>>;
-  toolFromDefinition(args: { definition: SerializableMCPToolDefinition }): MCPTool;
-  tools(): Promise<Record<string, MCPTool>>;
-}
 
 // ===========================================================================
 // MCPClientServerProxy
@@ -1327,14 +1288,6 @@ export interface OAuthStorage {
   delete(key: string): Promise<void> | void;
 }
 
-/** Process-local {@link OAuthStorage}; contents are lost on exit. */
-export declare class InMemoryOAuthStorage implements OAuthStorage {
-  set(key: string, value: string): void;
-  get(key: string): string | undefined;
-  delete(key: string): void;
-  /** Removes every entry. */
-  clear(): void;
-}
 
 /** Options of {@link MCPOAuthClientProvider}. */
 export interface MCPOAuthClientProviderOptions {
@@ -1352,35 +1305,6 @@ export interface MCPOAuthClientProviderOptions {
   stateGenerator?: () => string | Promise<string>;
 }
 
-/**
- * Ready-made {@link OAuthClientProvider}: dynamic client registration, PKCE,
- * token storage and refresh. Use one instance per server.
- */
-export declare class MCPOAuthClientProvider implements OAuthClientProvider {
-  constructor(options: MCPOAuthClientProviderOptions);
-  get redirectUrl(): string | URL;
-  get clientMetadata(): OAuthClientMetadata;
-  /** OAuth `state`; returns the pinned value while an authorization session is active. */
-  state(): Promise<string>;
-  /** Pins (and returns) the `state` for the next authorization request. */
-  beginAuthorizationSession(): Promise<string>;
-  /** Clears the pinned state and restores the configured redirect URL. */
-  endAuthorizationSession(): void;
-  /** Points the provider at the callback URL actually bound (see {@link getCallbackUrlCandidates}). */
-  applyResolvedRedirectUrl(redirectUrl: string | URL, registeredRedirectUris: (string | URL)[]): void;
-  clientInformation(): Promise<OAuthClientInformation | undefined>;
-  saveClientInformation(clientInformation: OAuthClientInformationFull): Promise<void>;
-  tokens(): Promise<OAuthTokens | undefined>;
-  saveTokens(tokens: OAuthTokens): Promise<void>;
-  redirectToAuthorization(authorizationUrl: URL): Promise<void>;
-  saveCodeVerifier(codeVerifier: string): Promise<void>;
-  codeVerifier(): Promise<string>;
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier'): Promise<void>;
-  /** Removes everything this provider stored. */
-  clear(): Promise<void>;
-  /** Whether unexpired tokens are stored. */
-  hasValidTokens(): Promise<boolean>;
-}
 
 /** Options of {@link createSimpleTokenProvider}. */
 export interface SimpleTokenProviderOptions {
@@ -1394,11 +1318,6 @@ export interface SimpleTokenProviderOptions {
   scope?: string;
 }
 
-/** Provider that always presents an already-obtained access token (tests, static tokens). */
-export declare function createSimpleTokenProvider(
-  accessToken: string,
-  options: SimpleTokenProviderOptions,
-): OAuthClientProvider;
 
 // ===========================================================================
 // Loopback OAuth callback server
@@ -1433,15 +1352,7 @@ export interface OAuthCallbackServer {
   close(): Promise<void>;
 }
 
-/**
- * The redirect URL followed by the fallback-port variants
- * {@link createOAuthCallbackServer} may bind. Register all of them as
- * `redirect_uris`.
- */
-export declare function getCallbackUrlCandidates(redirectUrl: string | URL): URL[];
 
-/** Starts a one-shot loopback HTTP server that captures the OAuth authorization code. */
-export declare function createOAuthCallbackServer(options: OAuthCallbackServerOptions): Promise<OAuthCallbackServer>;
 
 // ===========================================================================
 // OAuth flow helpers
@@ -1451,10 +1362,6 @@ export declare function createOAuthCallbackServer(options: OAuthCallbackServerOp
 // export values with these names for the declarations to be truthful.
 // ===========================================================================
 
-/** Thrown when a server rejects the client as unauthorized (HTTP 401). */
-export declare class UnauthorizedError extends Error {
-  constructor(message?: string);
-}
 
 /** Error carrying an OAuth error code (as returned by {@link parseErrorResponse}). */
 export interface OAuthErrorLike extends Error {
@@ -1474,37 +1381,11 @@ export interface AuthOptions {
   skipIssuerMetadataValidation?: boolean;
 }
 
-/** Runs (or resumes) the OAuth flow for `provider` against an MCP server. */
-export declare function auth(provider: OAuthClientProvider, options: AuthOptions): Promise<AuthResult>;
 
-/** Fetches RFC 9728 protected-resource metadata for an MCP server. */
-export declare function discoverOAuthProtectedResourceMetadata(
-  serverUrl: string | URL,
-  opts?: { protocolVersion?: string; resourceMetadataUrl?: string | URL },
-  fetchFn?: FetchLike,
-): Promise<OAuthProtectedResourceMetadata>;
 
-/** Fetches RFC 8414 authorization server metadata. */
-export declare function discoverOAuthMetadata(
-  issuer: string | URL,
-  opts?: { authorizationServerUrl?: string | URL; protocolVersion?: string },
-  fetchFn?: FetchLike,
-): Promise<OAuthMetadata | undefined>;
 
-/** Fetches OAuth or OpenID Connect authorization server metadata. */
-export declare function discoverAuthorizationServerMetadata(
-  authorizationServerUrl: string | URL,
-  opts?: { fetchFn?: FetchLike; protocolVersion?: string; skipIssuerValidation?: boolean },
-): Promise<AuthorizationServerMetadata | undefined>;
 
-/** Well-known URLs tried during authorization server discovery, in order. */
-export declare function buildDiscoveryUrls(authorizationServerUrl: string | URL): Array<{ url: URL; type: 'oauth' | 'oidc' }>;
 
-/** Builds the authorization URL (with PKCE) for the authorization-code flow. */
-export declare function startAuthorization(
-  authorizationServerUrl: string | URL,
-  opts: {
-    metadata?: AuthorizationServerMetadata;
     clientInformation: OAuthClientInformationMixed;
     redirectUrl: string | URL;
     scope?: string;
@@ -1513,11 +1394,6 @@ export declare function startAuthorization(
   },
 ): Promise<{ authorizationUrl: URL; codeVerifier: string }>;
 
-/** Exchanges an authorization code for tokens. */
-export declare function exchangeAuthorization(
-  authorizationServerUrl: string | URL,
-  opts: {
-    metadata?: AuthorizationServerMetadata;
     clientInformation: OAuthClientInformationMixed;
     authorizationCode: string;
     iss?: string;
@@ -1529,11 +1405,6 @@ export declare function exchangeAuthorization(
   },
 ): Promise<OAuthTokens>;
 
-/** Exchanges a refresh token for new tokens. */
-export declare function refreshAuthorization(
-  authorizationServerUrl: string | URL,
-  opts: {
-    metadata?: AuthorizationServerMetadata;
     clientInformation: OAuthClientInformationMixed;
     refreshToken: string;
     resource?: URL;
@@ -1542,26 +1413,11 @@ export declare function refreshAuthorization(
   },
 ): Promise<OAuthTokens>;
 
-/** Performs RFC 7591 dynamic client registration. */
-export declare function registerClient(
-  authorizationServerUrl: string | URL,
-  opts: {
-    metadata?: AuthorizationServerMetadata;
     clientMetadata: OAuthClientMetadata;
     scope?: string;
     fetchFn?: FetchLike;
   },
 ): Promise<OAuthClientInformationFull>;
 
-/** Reads `resource_metadata` from a 401 response's `WWW-Authenticate` header. */
-export declare function extractResourceMetadataUrl(res: Response): URL | undefined;
 
-/** Chooses the `resource` parameter for token requests. */
-export declare function selectResourceURL(
-  serverUrl: string | URL,
-  provider: OAuthClientProvider,
-  resourceMetadata?: OAuthProtectedResourceMetadata,
-): Promise<URL | undefined>;
 
-/** Parses an OAuth error response body into an error object. */
-export declare function parseErrorResponse(input: Response | string): Promise<OAuthErrorLike>;

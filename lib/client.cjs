@@ -458,16 +458,20 @@ function createMCPClientClass(deps) {
       return proxies;
     }
 
-    getServerAuthState() {
+    /** No server of this client has an OAuth provider, so there is no auth state to report. */
+    getServerAuthState(serverName) {
+      this.#requireServer(serverName);
       return undefined;
     }
 
-    // Deprecated aliases kept by @mastra/mcp.
-    async getTools() {
-      return this.listTools();
+    async authenticate(serverName) {
+      this.#requireServer(serverName);
+      throw new Error(`Cannot authenticate MCP server ${serverName}: it is not configured with an MCPOAuthClientProvider.`);
     }
-    async getToolsets() {
-      return this.listToolsets();
+
+    async cancelAuthentication(serverName) {
+      this.#requireServer(serverName);
+      return false;
     }
   }
 

@@ -1,8 +1,9 @@
-// `npm test`: builds the addon if it is missing or older than its sources, runs the Rust core's
+// `npm test`: builds the addon if it is missing or older than its sources (ensure-built), runs the Rust core's
 // unit tests (napi-free, own target dir so the two builds do not invalidate each other), then the
 // node:test suites against real servers.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { ensureBuilt } from './ensure-built.mjs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -12,23 +13,7 @@ const run = (cmd, args, env = {}) => {
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-const addon = readdirSync(root).find((f) => f.endsWith('.node'));
-const sourcesChanged =
-  !addon ||
-  !existsSync(join(root, 'binding.js')) ||
-  Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'Cargo.toml')).mtimeMs) > statSync(join(root, addon)).mtimeMs;
-if (sourcesChanged) {
-  run('npx', ['napi', 'build', '--platform', '--profile', process.env.MCP_NATIVE_PROFILE ?? 'ci', '--js', 'binding.js', '--dts', 'binding.d.ts']);
-}
+ensureBuilt();
 
 run('cargo', ['test', '--no-default-features', '--quiet'], { CARGO_TARGET_DIR: join(root, 'target', 'core-tests') });
 

@@ -114,6 +114,17 @@ fn positive_ms(v: &Value) -> Option<u64> {
 }
 
 fn parse_spec(name: &str, obj: &Map<String, Value>) -> Result<ServerSpec> {
+    if let Some(options) = obj.get("unsupported").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+        let names: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
+        return Err(McpError::invalid_config(
+            name,
+            format!(
+                "Server \"{name}\" uses options this version of mastra-mcp-native does not support yet: {}. \
+                 They are refused rather than ignored so that no policy or credential is silently dropped.",
+                names.join(", ")
+            ),
+        ));
+    }
     let has = |k: &str| obj.get(k).is_some_and(|v| !v.is_null());
     match (has("command"), has("url")) {
         (false, false) => Err(McpError::invalid_config(
@@ -258,6 +269,7 @@ mod tests {
         assert!(err_of(json!({"url": "not a url"})).contains("not a valid URL"));
         assert!(err_of(json!({"url": "ftp://x/y"})).contains("http or https"));
         assert!(err_of(json!("nope")).contains("must be an object"));
+        assert!(err_of(json!({"url": "http://h/mcp", "unsupported": ["allowedHosts"]})).contains("allowedHosts"));
     }
 
     #[test]

@@ -25,6 +25,8 @@ use super::transport;
 const MAX_PAGES: usize = 1000;
 /// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a finished request's progress-token alias is kept for late notifications.
+const PROGRESS_ALIAS_GRACE: Duration = Duration::from_secs(10);
 
 /// A live MCP session.
 pub struct Live {
@@ -285,9 +287,15 @@ impl Connection {
             }
         };
         if let Some(key) = alias_key {
-            if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
-                aliases.remove(&key);
-            }
+            // rmcp hands notifications to the handler on their own tasks, so progress sent just
+            // before the response may be delivered after it: keep the alias a little longer.
+            let shared = self.shared.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(PROGRESS_ALIAS_GRACE).await;
+                if let Ok(mut aliases) = shared.progress_aliases.lock() {
+                    aliases.remove(&key);
+                }
+            });
         }
         let result = outcome.map_err(RequestFailure::Failed)?;
         Ok(serde_json::to_value(result).unwrap_or(Value::Null))
