@@ -473,7 +473,27 @@ fn initialize_error_text(e: &rmcp::service::ClientInitializeError) -> String {
     match e {
         E::ConnectionClosed(_) => "Connection closed before the server completed the initialize handshake (the server exited or wrote something that is not JSON-RPC to stdout)".to_string(),
         E::JsonRpcError(data) => format!("MCP error {}: {}", data.code.0, data.message),
+        E::TransportError { context, .. } => format!("{context}: {}", source_chain(e)),
         other => other.to_string(),
+    }
+}
+
+/// The messages of an error's causes, outermost first, without the transport type names rmcp
+/// puts in its wrapper messages.
+fn source_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = e.source();
+    while let Some(err) = cur {
+        let text = err.to_string();
+        if !text.contains("Transport [") && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    if parts.is_empty() {
+        e.to_string()
+    } else {
+        parts.join(": ")
     }
 }
 
