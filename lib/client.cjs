@@ -4,7 +4,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { PassThrough } = require('node:stream');
 const { NativeClient, describeTool } = require('../binding.js');
-const { decodeNativeError, fromNative, nativeCall, errorDetailsOf } = require('./errors.cjs');
+const { fromNative, nativeCall, errorDetailsOf, toPlainError } = require('./errors.cjs');
 const { instances, DUPLICATE_MESSAGE, idForServers, deepEqual } = require('./instance-cache.cjs');
 const { toWireServers } = require('./wire-config.cjs');
 const { buildTool, toDefinition } = require('./tools.cjs');
@@ -135,8 +135,6 @@ function createMCPClientClass(deps) {
           server,
           'logger',
         );
-      } else if (method === 'error' || method === 'warn') {
-        this.logger?.[method]?.(text, details);
       } else {
         this.logger?.[method]?.(text, details);
       }
@@ -156,7 +154,7 @@ function createMCPClientClass(deps) {
 
     /** The user-facing error for one server's failure in a fan-out. */
     #serverFailure(server, nativeError, listErrorId) {
-      const base = Object.assign(fromNative({ message: JSON.stringify(nativeError) }), {});
+      const base = toPlainError(nativeError);
       if (nativeError.duringConnect) {
         return new MastraError(
           {
@@ -478,4 +476,4 @@ function createMCPClientClass(deps) {
   return { MCPClient, MCPClientServerProxy };
 }
 
-module.exports = { createMCPClientClass, decodeNativeError };
+module.exports = { createMCPClientClass };

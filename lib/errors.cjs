@@ -70,4 +70,4 @@ function errorDetailsOf(err, message) {
   return out;
 }
 
-module.exports = { decodeNativeError, fromNative, nativeCall, errorDetailsOf };
+module.exports = { decodeNativeError, toPlainError, fromNative, nativeCall, errorDetailsOf };

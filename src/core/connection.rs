@@ -32,7 +32,6 @@ const PROGRESS_ALIAS_GRACE: Duration = Duration::from_secs(10);
 pub struct Live {
     peer: Peer<RoleClient>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
-    generation: u64,
     pub instructions: Option<String>,
     pub server_version: Option<String>,
     pub protocol_version: String,
@@ -178,12 +177,7 @@ impl Connection {
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
                     }
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_session(
-                        self.config.clone(),
-                        self.shared.clone(),
-                        self.request_timeout_ms(),
-                        generation,
-                    )
+                    let f = open_session(self.config.clone(), self.shared.clone(), self.request_timeout_ms())
                     .boxed()
                     .shared();
                     *state = State::Connecting(f.clone());
@@ -417,7 +411,6 @@ async fn open_session(
     config: ServerConfig,
     shared: Arc<HandlerShared>,
     request_timeout_ms: u64,
-    generation: u64,
 ) -> Result<Arc<Live>> {
     let name = config.name.clone();
     let spec = config.spec()?.clone();
@@ -461,10 +454,8 @@ async fn open_session(
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         peer,
         service: tokio::sync::Mutex::new(Some(service)),
-        generation,
     };
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
-    let _ = live.generation;
     Ok(Arc::new(live))
 }
 
@@ -473,28 +464,23 @@ fn initialize_error_text(e: &rmcp::service::ClientInitializeError) -> String {
     match e {
         E::ConnectionClosed(_) => "Connection closed before the server completed the initialize handshake (the server exited or wrote something that is not JSON-RPC to stdout)".to_string(),
         E::JsonRpcError(data) => format!("MCP error {}: {}", data.code.0, data.message),
-        E::TransportError { context, .. } => format!("{context}: {}", source_chain(e)),
+        E::TransportError { context, error } => format!("{context}: {}", error_and_causes(error.error.as_ref())),
         other => other.to_string(),
     }
 }
 
-/// The messages of an error's causes, outermost first, without the transport type names rmcp
-/// puts in its wrapper messages.
-fn source_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
+/// An error's message followed by its causes' (when they add something), joined by ": ".
+fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
     let mut cur = e.source();
     while let Some(err) = cur {
         let text = err.to_string();
-        if !text.contains("Transport [") && !parts.iter().any(|p| p.contains(&text)) {
+        if !parts.iter().any(|p| p.contains(&text)) {
             parts.push(text);
         }
         cur = err.source();
     }
-    if parts.is_empty() {
-        e.to_string()
-    } else {
-        parts.join(": ")
-    }
+    parts.join(": ")
 }
 
 /// Pumps a child's stderr into the event sink until EOF.
