@@ -78,10 +78,8 @@ test('progress: updates carry the run id as progress token', async () => {
   const tools = await c.listTools();
   await tools.fx_progress.execute({}, { runId: 'run-123' });
   await waitFor(() => updates.length === 3, { message: 'three progress updates' });
-  // Delivery order is not guaranteed yet (rmcp dispatches each notification on its own task);
-  // every update must arrive once, with the run id as its token.
-  const seen = updates.map((u) => [u.progressToken, u.progress, u.total, u.message]).sort((x, y) => x[1] - y[1]);
-  assert.deepEqual(seen, [
+  // In arrival order, each with the run id as its token.
+  assert.deepEqual(updates.map((u) => [u.progressToken, u.progress, u.total, u.message]), [
     ['run-123', 1, 3, 'step 1'],
     ['run-123', 2, 3, 'step 2'],
     ['run-123', 3, 3, 'step 3'],

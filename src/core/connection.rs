@@ -20,13 +20,12 @@ use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 use super::handler::{Handler, HandlerShared};
 use super::transport;
+use super::transport::observed::Observed;
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
 const MAX_PAGES: usize = 1000;
 /// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a finished request's progress-token alias is kept for late notifications.
-const PROGRESS_ALIAS_GRACE: Duration = Duration::from_secs(10);
 
 /// A live MCP session.
 pub struct Live {
@@ -91,7 +90,6 @@ pub struct Connection {
     /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
     generation: AtomicU64,
     tools_cache: Mutex<Option<(u64, Arc<Vec<Value>>)>>,
-    ever_connected: AtomicBool,
 }
 
 impl Connection {
@@ -119,7 +117,6 @@ impl Connection {
             state: tokio::sync::Mutex::new(State::Idle),
             generation: AtomicU64::new(0),
             tools_cache: Mutex::new(None),
-            ever_connected: AtomicBool::new(false),
         }
     }
 
@@ -192,7 +189,6 @@ impl Connection {
             Ok(live) if current => {
                 if !matches!(&*state, State::Ready(l) if Arc::ptr_eq(l, &live)) {
                     self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
-                    self.ever_connected.store(true, Ordering::SeqCst);
                     *state = State::Ready(live.clone());
                 }
                 Ok(live)
@@ -281,15 +277,11 @@ impl Connection {
             }
         };
         if let Some(key) = alias_key {
-            // rmcp hands notifications to the handler on their own tasks, so progress sent just
-            // before the response may be delivered after it: keep the alias a little longer.
-            let shared = self.shared.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(PROGRESS_ALIAS_GRACE).await;
-                if let Ok(mut aliases) = shared.progress_aliases.lock() {
-                    aliases.remove(&key);
-                }
-            });
+            // Progress precedes the response on the wire and is routed as it arrives (see
+            // `transport::observed`), so the alias is no longer needed once the response is in.
+            if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
+                aliases.remove(&key);
+            }
         }
         let result = outcome.map_err(RequestFailure::Failed)?;
         Ok(serde_json::to_value(result).unwrap_or(Value::Null))
@@ -369,17 +361,14 @@ impl Connection {
     }
 }
 
-fn server_has(live: &Live, capability: &str) -> bool {
+/// Whether the server advertises a capability (true when unknown).
+pub fn server_has(live: &Live, capability: &str) -> bool {
     live.peer
         .peer_info()
         .map(|info| serde_json::to_value(&info.capabilities).ok().and_then(|c| c.get(capability).cloned()).is_some_and(|c| !c.is_null()))
         .unwrap_or(true)
 }
 
-/// Whether the server advertises a capability (true when unknown).
-pub fn live_has_capability(live: &Live, capability: &str) -> bool {
-    server_has(live, capability)
-}
 
 fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -> McpError {
     match e {
@@ -422,12 +411,13 @@ async fn open_session(
             if let Some(stderr) = stderr {
                 forward_stderr(shared.clone(), stderr);
             }
+            let child = Observed::new(child, shared.clone());
             let outcome = tokio::time::timeout(Duration::from_millis(request_timeout_ms), handler.serve(child)).await;
             (outcome, request_timeout_ms)
         }
         ServerSpec::Http(http) => {
             let timeout_ms = http.connect_timeout_ms;
-            let transport = transport::http::streamable(&name, &http)?;
+            let transport = Observed::new(transport::http::streamable(&name, &http)?, shared.clone());
             let outcome = tokio::time::timeout(Duration::from_millis(timeout_ms), handler.serve(transport)).await;
             (outcome, timeout_ms)
         }

@@ -1,6 +1,7 @@
 #![allow(deprecated)] // Roots and Logging are deprecated upstream (SEP-2577) but are what Mastra exposes.
-//! rmcp `ClientHandler` for one server: advertises our capabilities and routes notifications and
-//! server→client requests to the client's event sink and elicitation responder. It holds only
+//! rmcp `ClientHandler` for one server: advertises our capabilities and answers server→client
+//! requests (elicitation, roots); `HandlerShared::on_notification` routes notifications to the
+//! client's event sink. It holds only
 //! `Arc`s to client-owned state, so handlers registered by the user outlive any reconnect.
 
 use std::collections::HashMap;
@@ -9,10 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
-    ClientConfig, ElicitRequestParams, ElicitResult, ErrorCode, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ResourceUpdatedNotificationParam,
+    ClientConfig, ElicitRequestParams, ElicitResult, ErrorCode, ListRootsResult, ServerNotification,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{RequestContext, RoleClient};
 use rmcp::ErrorData;
 use serde_json::{json, Map, Value};
 
@@ -46,6 +46,38 @@ impl HandlerShared {
         let message = message.into();
         tracing::debug!(server = %self.server, level, "{message}");
         self.emit(EventKind::Diagnostic, json!({ "level": level, "message": message }));
+    }
+
+    /// Routes one server notification to the sink. Called by the transport in arrival order
+    /// (rmcp hands each notification to its own task, which would reorder them).
+    pub fn on_notification(&self, notification: &ServerNotification) {
+        match notification {
+            ServerNotification::ProgressNotification(n) => {
+                let mut payload = to_json(&n.params);
+                let key = payload["progressToken"].to_string();
+                if let Some(user_token) = self.progress_aliases.lock().ok().and_then(|a| a.get(&key).cloned()) {
+                    payload["progressToken"] = user_token;
+                }
+                self.emit(EventKind::Progress, payload);
+            }
+            ServerNotification::LoggingMessageNotification(n) if self.enable_server_logs => {
+                self.emit(EventKind::ServerLog, to_json(&n.params));
+            }
+            ServerNotification::ResourceUpdatedNotification(n) => {
+                self.emit(EventKind::ResourceUpdated, to_json(&n.params));
+            }
+            ServerNotification::ResourceListChangedNotification(_) => {
+                self.emit(EventKind::ResourceListChanged, Value::Null);
+            }
+            ServerNotification::ToolListChangedNotification(_) => {
+                self.tools_epoch.fetch_add(1, Ordering::SeqCst);
+                self.emit(EventKind::ToolListChanged, Value::Null);
+            }
+            ServerNotification::PromptListChangedNotification(_) => {
+                self.emit(EventKind::PromptListChanged, Value::Null);
+            }
+            _ => {}
+        }
     }
 
     /// The capabilities sent in `initialize`.
@@ -123,51 +155,5 @@ impl ClientHandler for Handler {
     ) -> Result<ListRootsResult, ErrorData> {
         serde_json::from_value(json!({ "roots": self.shared.roots }))
             .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("invalid roots: {e}"), None))
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let mut payload = to_json(&params);
-        let key = payload["progressToken"].to_string();
-        if let Ok(aliases) = self.shared.progress_aliases.lock() {
-            if let Some(user_token) = aliases.get(&key) {
-                payload["progressToken"] = user_token.clone();
-            }
-        }
-        self.shared.emit(EventKind::Progress, payload);
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        if self.shared.enable_server_logs {
-            self.shared.emit(EventKind::ServerLog, to_json(&params));
-        }
-    }
-
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.shared.emit(EventKind::ResourceUpdated, to_json(&params));
-    }
-
-    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.shared.emit(EventKind::ResourceListChanged, Value::Null);
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
-        self.shared.emit(EventKind::ToolListChanged, Value::Null);
-    }
-
-    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.shared.emit(EventKind::PromptListChanged, Value::Null);
     }
 }

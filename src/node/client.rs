@@ -185,7 +185,7 @@ impl NativeClient {
             .registry()
             .fan_out(opt_ms(per_server_timeout_ms), |conn| async move {
                 let live = conn.ensure_connected().await?;
-                if !crate::core::connection::live_has_capability(&live, capability) {
+                if !crate::core::connection::server_has(&live, capability) {
                     return Ok(Vec::new());
                 }
                 match conn.list_all(method, key).await {

@@ -2,3 +2,4 @@
 
 pub mod stdio;
 pub mod http;
+pub mod observed;

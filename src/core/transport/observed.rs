@@ -1,0 +1,44 @@
+//! A transport wrapper that shows every server notification to the client's handler state in
+//! the order it arrived, before rmcp (which dispatches each on its own task) sees it.
+
+use std::sync::Arc;
+
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::model::JsonRpcMessage;
+
+use crate::core::handler::HandlerShared;
+
+pub struct Observed<T> {
+    inner: T,
+    shared: Arc<HandlerShared>,
+}
+
+impl<T> Observed<T> {
+    pub fn new(inner: T, shared: Arc<HandlerShared>) -> Self {
+        Observed { inner, shared }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Observed<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await;
+        if let Some(JsonRpcMessage::Notification(n)) = &message {
+            self.shared.on_notification(&n.notification);
+        }
+        message
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
