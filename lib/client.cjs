@@ -9,6 +9,7 @@ const { instances, DUPLICATE_MESSAGE, idForServers, deepEqual } = require('./ins
 const { toWireServers } = require('./wire-config.cjs');
 const { buildTool, toDefinition } = require('./tools.cjs');
 const { createServerProxyClass } = require('./proxy.cjs');
+const { FetchBridge } = require('./fetch-bridge.cjs');
 
 const LOG_LEVEL_METHOD = {
   debug: 'debug',
@@ -34,6 +35,7 @@ function createMCPClientClass(deps) {
     #stderr = new Map(); // server -> PassThrough
     #toolCache = new Map(); // server -> { epoch, entries, tools, session }
     #context = new AsyncLocalStorage();
+    #callContexts = new Map(); // tool call id -> RequestContext (for a custom fetch)
     #disconnecting;
 
     constructor(args) {
@@ -56,12 +58,16 @@ function createMCPClientClass(deps) {
       for (const [name, def] of Object.entries(args.servers)) {
         if (def && def.stderr === 'pipe') this.#stderr.set(name, new PassThrough());
       }
+      const fetchBridge = new FetchBridge(args.servers, this.#callContexts);
       this.#native = new NativeClient(
         toWireServers(args.servers),
         args.timeout,
         (event) => this.#onEvent(event),
         ({ server, data }) => this.#stderr.get(server)?.write(data),
         ({ server, params }) => this.#onElicitation(server, params),
+        (request) => fetchBridge.fetch(request),
+        (bodyId) => fetchBridge.read(bodyId),
+        (bodyId) => fetchBridge.cancel(bodyId),
       );
       instances.set(id, this);
     }
@@ -155,6 +161,13 @@ function createMCPClientClass(deps) {
     /** The user-facing error for one server's failure in a fan-out. */
     #serverFailure(server, nativeError, listErrorId) {
       const base = toPlainError(nativeError);
+      if (nativeError.code.startsWith('MCP_CLIENT_')) {
+        // allowedHosts / redirect policy: the anchor's ids, a user error, never retried.
+        return new MastraError(
+          { id: nativeError.code, domain: ErrorDomain.MCP, category: ErrorCategory.USER, text: nativeError.message, details: { name: server } },
+          base,
+        );
+      }
       if (nativeError.duringConnect) {
         return new MastraError(
           {
@@ -212,7 +225,10 @@ function createMCPClientClass(deps) {
         deps,
         coreTools,
         logEvent: (level, message, details) => this.#log(server, level, message, details),
-        runWithContext: (rc, fn) => this.#context.run(rc, fn),
+        runWithContext: (callId, rc, fn) => {
+          this.#callContexts.set(callId, rc);
+          return this.#context.run(rc, fn).finally(() => this.#callContexts.delete(callId));
+        },
       };
     }
 
@@ -445,7 +461,7 @@ function createMCPClientClass(deps) {
     }
 
     get sessionIds() {
-      return {};
+      return this.#native.sessionIds();
     }
 
     toMCPServerProxies() {

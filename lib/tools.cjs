@@ -51,9 +51,11 @@ function buildTool(ctx, entry, session) {
       userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
     try {
       ctx.logEvent('debug', `Executing tool: ${tool.name}`, { toolArgs: input, runId: context?.runId });
-      const shaped = await ctx.runWithContext(context?.requestContext ?? null, () =>
+      const shaped = await ctx.runWithContext(callId, context?.requestContext ?? null, () =>
         nativeCall(native.callTool(server, tool.name, input ?? {}, { meta: requestMeta, progressToken, callId })),
-      );
+      ).catch((err) => {
+        throw policyError(err) ?? err;
+      });
       return await shapeForMastra(shaped);
     } catch (err) {
       const inBand = err?.id === 'MCP_CLIENT_TOOL_EXECUTION_FAILED';
@@ -66,6 +68,15 @@ function buildTool(ctx, entry, session) {
       signal?.removeEventListener?.('abort', onAbort);
     }
   };
+
+  /** allowedHosts / redirect refusals surface as MastraErrors with the anchor's ids. */
+  function policyError(err) {
+    if (typeof err?.nativeCode !== 'string' || !err.nativeCode.startsWith('MCP_CLIENT_')) return undefined;
+    return new MastraError(
+      { id: err.nativeCode, domain: ErrorDomain.MCP, category: ErrorCategory.USER, text: err.message, details: { toolName: tool.name, serverName: server } },
+      err,
+    );
+  }
 
   async function shapeForMastra(shaped) {
     if (shaped.kind === 'toolError') {

@@ -31,8 +31,10 @@ function toWireDefinition(def) {
     enableServerLogs: def.enableServerLogs,
     capabilities: def.capabilities,
     roots: def.roots,
+    allowedHosts: def.allowedHosts,
+    customFetch: typeof def.fetch === 'function' || typeof def.eventSourceInit?.fetch === 'function' || undefined,
     // Options the core does not implement yet; it refuses them by name rather than ignore them.
-    unsupported: ['authProvider', 'fetch', 'allowedHosts', 'eventSourceInit', 'sessionId'].filter((k) => def[k] != null),
+    unsupported: ['authProvider'].filter((k) => def[k] != null),
   };
   if (wire.unsupported.length === 0) delete wire.unsupported;
   for (const k of Object.keys(wire)) if (wire[k] === undefined) delete wire[k];

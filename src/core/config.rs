@@ -32,6 +32,10 @@ pub struct HttpSpec {
     pub url: url::Url,
     pub headers: Vec<(String, String)>,
     pub connect_timeout_ms: u64,
+    /// `allowedHosts`: `None` allows every host.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Requests go through the user's JS `fetch`.
+    pub custom_fetch: bool,
 }
 
 /// The transport a server definition selects.
@@ -233,7 +237,18 @@ fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
         .get("connectTimeout")
         .and_then(positive_ms)
         .unwrap_or(DEFAULT_CONNECT_TIMEOUT_MS);
-    Ok(HttpSpec { url, headers, connect_timeout_ms })
+    let allowed_hosts = match obj.get("allowedHosts") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|h| h.as_str().map(str::to_string).ok_or_else(|| field_error(name, "allowedHosts", "an array of host strings")))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        Some(_) => return Err(field_error(name, "allowedHosts", "an array of host strings")),
+    };
+    let custom_fetch = obj.get("customFetch").and_then(Value::as_bool).unwrap_or(false);
+    Ok(HttpSpec { url, headers, connect_timeout_ms, allowed_hosts, custom_fetch })
 }
 
 #[cfg(test)]
@@ -295,5 +310,10 @@ mod tests {
         let ServerSpec::Http(h) = cfg.spec().unwrap() else { panic!("not http") };
         assert_eq!(h.connect_timeout_ms, DEFAULT_CONNECT_TIMEOUT_MS);
         assert_eq!(h.headers, vec![("X-A".to_string(), "1".to_string())]);
+        assert_eq!(h.allowed_hosts, None);
+        let cfg = ServerConfig::from_json("h", &json!({"url": "http://127.0.0.1:9/mcp", "allowedHosts": []}));
+        let ServerSpec::Http(h) = cfg.spec().unwrap() else { panic!("not http") };
+        assert_eq!(h.allowed_hosts, Some(vec![]));
+        assert!(err_of(json!({"url": "http://h/", "allowedHosts": "h"})).contains("\"allowedHosts\""));
     }
 }

@@ -10,17 +10,19 @@ use std::time::Duration;
 use futures::future::{BoxFuture, FutureExt, Shared};
 use rmcp::model::{ClientNotification, ClientRequest, RequestMetaObject};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
-use rmcp::{Peer, ServiceExt};
+use rmcp::Peer;
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::config::{ServerConfig, ServerSpec};
+use super::config::ServerConfig;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 use super::handler::{Handler, HandlerShared};
-use super::transport;
-use super::transport::observed::Observed;
+use super::net::{NetError, SharedBackend};
+use super::transport::streamable::FetchContext;
+use rmcp::model::GetExtensions;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+use super::open::{error_and_causes, net_error, open_session};
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
 const MAX_PAGES: usize = 1000;
@@ -34,9 +36,15 @@ pub struct Live {
     pub instructions: Option<String>,
     pub server_version: Option<String>,
     pub protocol_version: String,
+    http_session: Option<Arc<Mutex<Option<String>>>>,
 }
 
 impl Live {
+    /// The Streamable HTTP session id, if this is such a session and the server assigned one.
+    pub fn session_id(&self) -> Option<String> {
+        self.http_session.as_ref().and_then(|s| s.lock().ok().and_then(|id| id.clone()))
+    }
+
     fn is_closed(&self) -> bool {
         self.peer.is_transport_closed()
     }
@@ -66,6 +74,8 @@ pub struct RequestOptions {
     pub cancel_reason: Option<Arc<Mutex<String>>>,
     /// The progress token the user wants to see in progress notifications.
     pub progress_token: Option<Value>,
+    /// Id of the user operation (for a custom `fetch`'s request context).
+    pub context: Option<u32>,
 }
 
 /// Why a request failed: whether it provably never reached the server matters for retries.
@@ -84,6 +94,8 @@ impl RequestFailure {
 
 pub struct Connection {
     config: ServerConfig,
+    /// How HTTP requests are sent (reqwest, or the user's `fetch`).
+    backend: SharedBackend,
     default_timeout_ms: u64,
     shared: Arc<HandlerShared>,
     state: tokio::sync::Mutex<State>,
@@ -98,6 +110,7 @@ impl Connection {
         default_timeout_ms: u64,
         sink: Arc<dyn EventSink>,
         responder: Option<Arc<dyn ElicitationResponder>>,
+        backend: SharedBackend,
     ) -> Self {
         let shared = Arc::new(HandlerShared {
             server: config.name.clone(),
@@ -112,6 +125,7 @@ impl Connection {
         });
         Connection {
             config,
+            backend,
             default_timeout_ms,
             shared,
             state: tokio::sync::Mutex::new(State::Idle),
@@ -161,6 +175,14 @@ impl Connection {
         }
     }
 
+    /// The live session without waiting: `None` when there is none or the state is busy.
+    pub fn try_current(&self) -> Option<Arc<Live>> {
+        match &*self.state.try_lock().ok()? {
+            State::Ready(live) if !live.is_closed() => Some(live.clone()),
+            _ => None,
+        }
+    }
+
     /// Connects if needed; concurrent callers share one attempt. A session whose transport died
     /// (child exited, stream closed) is replaced by a fresh one.
     pub async fn ensure_connected(&self) -> Result<Arc<Live>> {
@@ -174,7 +196,7 @@ impl Connection {
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
                     }
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_session(self.config.clone(), self.shared.clone(), self.request_timeout_ms())
+                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.backend.clone())
                     .boxed()
                     .shared();
                     *state = State::Connecting(f.clone());
@@ -232,7 +254,7 @@ impl Connection {
     async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
-        let request: ClientRequest = serde_json::from_value(json!({ "method": method, "params": params }))
+        let mut request: ClientRequest = serde_json::from_value(json!({ "method": method, "params": params }))
             .map_err(|e| {
                 RequestFailure::Failed(McpError::new(
                     ErrorKind::InvalidState,
@@ -240,6 +262,9 @@ impl Connection {
                     format!("Invalid {method} request: {e}"),
                 ))
             })?;
+        if let Some(id) = options.context {
+            request.extensions_mut().insert(FetchContext(id));
+        }
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
         if let Some(meta) = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())) {
@@ -380,7 +405,29 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
             server,
             format!("Request timed out after {timeout_ms} ms ({method} on server {server})"),
         ),
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => McpError::new(
+        ServiceError::TransportSend(ref dynamic) => {
+            let inner: &(dyn std::error::Error + Send + Sync + 'static) = dynamic.error.as_ref();
+            let net = inner
+                .downcast_ref::<NetError>()
+                .or_else(|| match inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                    Some(StreamableHttpError::Client(n)) => Some(n),
+                    _ => None,
+                });
+            match net {
+                Some(n) => {
+                    let mut err = net_error(server, n);
+                    err.during_connect = false;
+                    err.message = format!("{method} failed on server {server}: {}", err.message);
+                    err
+                }
+                None => McpError::new(
+                    ErrorKind::TransportClosed,
+                    server,
+                    format!("Connection to MCP server {server} closed ({method}): {}", error_and_causes(inner)),
+                ),
+            }
+        }
+        ServiceError::TransportClosed => McpError::new(
             ErrorKind::TransportClosed,
             server,
             format!("Connection to MCP server {server} closed ({method}): {e}"),
@@ -394,94 +441,19 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
     }
 }
 
-/// Opens a new session: starts the transport and runs the `initialize` handshake, bounded by
-/// the connect timeout.
-async fn open_session(
-    config: ServerConfig,
-    shared: Arc<HandlerShared>,
-    request_timeout_ms: u64,
-) -> Result<Arc<Live>> {
-    let name = config.name.clone();
-    let spec = config.spec()?.clone();
-    let handler = Handler { shared: shared.clone() };
-    shared.diagnostic("debug", "Connecting to MCP server");
-    let (service, timeout_ms) = match spec {
-        ServerSpec::Stdio(stdio) => {
-            let (child, stderr) = transport::stdio::spawn(&name, &stdio)?;
-            if let Some(stderr) = stderr {
-                forward_stderr(shared.clone(), stderr);
-            }
-            let child = Observed::new(child, shared.clone());
-            let outcome = tokio::time::timeout(Duration::from_millis(request_timeout_ms), handler.serve(child)).await;
-            (outcome, request_timeout_ms)
-        }
-        ServerSpec::Http(http) => {
-            let timeout_ms = http.connect_timeout_ms;
-            let transport = Observed::new(transport::http::streamable(&name, &http)?, shared.clone());
-            let outcome = tokio::time::timeout(Duration::from_millis(timeout_ms), handler.serve(transport)).await;
-            (outcome, timeout_ms)
-        }
-    };
-    let service = match service {
-        Err(_) => {
-            return Err(McpError::new(
-                ErrorKind::Timeout,
-                &name,
-                format!("Request timed out after {timeout_ms} ms (initialize on server {name})"),
-            )
-            .in_connect())
-        }
-        Ok(Err(e)) => {
-            return Err(McpError::new(ErrorKind::ConnectFailed, &name, initialize_error_text(&e)).in_connect());
-        }
-        Ok(Ok(service)) => service,
-    };
-    let peer = service.peer().clone();
+/// Opens a session and wraps it as `Live`.
+async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, backend: SharedBackend) -> Result<Arc<Live>> {
+    let opened = open_session(config, shared.clone(), request_timeout_ms, backend).await?;
+    let peer = opened.service.peer().clone();
     let info = peer.peer_info();
     let live = Live {
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
+        http_session: opened.http_session,
         peer,
-        service: tokio::sync::Mutex::new(Some(service)),
+        service: tokio::sync::Mutex::new(Some(opened.service)),
     };
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
     Ok(Arc::new(live))
-}
-
-fn initialize_error_text(e: &rmcp::service::ClientInitializeError) -> String {
-    use rmcp::service::ClientInitializeError as E;
-    match e {
-        E::ConnectionClosed(_) => "Connection closed before the server completed the initialize handshake (the server exited or wrote something that is not JSON-RPC to stdout)".to_string(),
-        E::JsonRpcError(data) => format!("MCP error {}: {}", data.code.0, data.message),
-        E::TransportError { context, error } => format!("{context}: {}", error_and_causes(error.error.as_ref())),
-        other => other.to_string(),
-    }
-}
-
-/// An error's message followed by its causes' (when they add something), joined by ": ".
-fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(err) = cur {
-        let text = err.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        cur = err.source();
-    }
-    parts.join(": ")
-}
-
-/// Pumps a child's stderr into the event sink until EOF.
-fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr) {
-    tokio::spawn(async move {
-        let mut buf = vec![0u8; 8192];
-        loop {
-            match stderr.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => shared.sink.stderr(&shared.server, buf[..n].to_vec()),
-            }
-        }
-    });
 }

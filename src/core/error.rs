@@ -28,6 +28,10 @@ pub enum ErrorKind {
     InvalidState,
     /// The client was disconnected while the operation was in flight.
     Disconnected,
+    /// `allowedHosts` or the redirect rules refused a request; carries the anchor's error id
+    /// (`MCP_CLIENT_HOST_NOT_ALLOWED`, `MCP_CLIENT_TOO_MANY_REDIRECTS`, ...). Never retried,
+    /// never a reason to fall back to another transport.
+    Policy(&'static str),
 }
 
 impl ErrorKind {
@@ -45,6 +49,7 @@ impl ErrorKind {
             ErrorKind::InvalidResponse => "INVALID_RESPONSE",
             ErrorKind::InvalidState => "INVALID_STATE",
             ErrorKind::Disconnected => "DISCONNECTED",
+            ErrorKind::Policy(id) => id,
         }
     }
 

@@ -6,6 +6,8 @@ pub mod env;
 pub mod error;
 pub mod events;
 mod handler;
+pub mod net;
+mod open;
 pub mod registry;
 pub mod results;
 pub mod transport;

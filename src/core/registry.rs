@@ -8,10 +8,35 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::config::{ServerConfig, DEFAULT_REQUEST_TIMEOUT_MS};
+use super::config::{ServerConfig, ServerSpec, DEFAULT_REQUEST_TIMEOUT_MS};
+use super::net::reqwest_backend::ReqwestBackend;
+use super::net::SharedBackend;
 use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
+
+/// Where each server's HTTP requests go: reqwest, or (for servers with a custom `fetch`) a
+/// backend the host provides per server.
+pub struct Backends {
+    pub default: SharedBackend,
+    pub custom_fetch: Option<Arc<dyn Fn(&str) -> SharedBackend + Send + Sync>>,
+}
+
+impl Backends {
+    /// reqwest only.
+    pub fn reqwest() -> Result<Self> {
+        let backend = ReqwestBackend::new().map_err(|e| McpError::new(ErrorKind::ConnectFailed, "", e.to_string()))?;
+        Ok(Backends { default: Arc::new(backend), custom_fetch: None })
+    }
+
+    fn for_server(&self, config: &ServerConfig) -> SharedBackend {
+        let wants_fetch = matches!(&config.spec, Ok(ServerSpec::Http(h)) if h.custom_fetch);
+        match (&self.custom_fetch, wants_fetch) {
+            (Some(make), true) => make(&config.name),
+            _ => self.default.clone(),
+        }
+    }
+}
 
 /// One server's outcome in a fan-out.
 pub struct ServerOutcome<T> {
@@ -34,6 +59,7 @@ impl Registry {
         default_timeout_ms: Option<u64>,
         sink: Arc<dyn EventSink>,
         responder: Option<Arc<dyn ElicitationResponder>>,
+        backends: &Backends,
     ) -> Result<Self> {
         let Some(defs) = servers.as_object() else {
             return Err(McpError::invalid_config(
@@ -46,10 +72,11 @@ impl Registry {
         let mut map = HashMap::with_capacity(defs.len());
         for (name, def) in defs {
             let config = ServerConfig::from_json(name, def);
+            let backend = backends.for_server(&config);
             order.push(name.clone());
             map.insert(
                 name.clone(),
-                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone())),
+                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), backend)),
             );
         }
         Ok(Registry { order, servers: map })
@@ -104,6 +131,18 @@ impl Registry {
             async move { c.disconnect().await }
         }))
         .await;
+    }
+
+    /// `{ server: sessionId }` for connected Streamable HTTP servers (a server that is busy
+    /// connecting right now is left out).
+    pub fn session_ids(&self) -> Value {
+        let mut out = Map::new();
+        for name in &self.order {
+            if let Some(id) = self.servers[name].try_current().and_then(|l| l.session_id()) {
+                out.insert(name.clone(), Value::String(id));
+            }
+        }
+        Value::Object(out)
     }
 
     /// `{ server: instructions | null }` for every configured server.

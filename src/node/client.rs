@@ -10,8 +10,9 @@ use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
+use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use crate::core::connection::RequestOptions;
-use crate::core::registry::ServerOutcome;
+use crate::core::registry::{Backends, ServerOutcome};
 use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result};
 use crate::core::{Connection, McpError, Registry};
 
@@ -103,10 +104,16 @@ impl NativeClient {
         #[napi(ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void")] on_event: EventFn,
         #[napi(ts_arg_type = "(chunk: { server: string; data: Buffer }) => void")] on_stderr: StderrFn,
         #[napi(ts_arg_type = "(request: { server: string; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
+        #[napi(ts_arg_type = "(request: FetchRequest) => Promise<FetchResponse>")] on_fetch: FetchFn,
+        #[napi(ts_arg_type = "(bodyId: number) => Promise<Buffer | null>")] on_fetch_read: ReadFn,
+        #[napi(ts_arg_type = "(bodyId: number) => void")] on_fetch_cancel: CancelFn,
     ) -> Result<Self> {
         let sink = Arc::new(JsEventSink { events: on_event, stderr: on_stderr });
         let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit) });
-        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder)).map_err(to_napi)?;
+        let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
+        let mut backends = Backends::reqwest().map_err(to_napi)?;
+        backends.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
+        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &backends).map_err(to_napi)?;
         Ok(NativeClient { registry: Some(Arc::new(registry)), pending: Default::default() })
     }
 
@@ -225,6 +232,7 @@ impl NativeClient {
             cancel: Some(token),
             cancel_reason: Some(reason),
             progress_token: options.progress_token,
+            context: options.call_id,
         };
         let result = conn.request("tools/call", Value::Object(params), request_options).await;
         if let Some(id) = options.call_id {
@@ -300,6 +308,12 @@ impl NativeClient {
     #[napi(ts_return_type = "Promise<Record<string, string | null>>")]
     pub async fn instructions(&self) -> Result<Value> {
         Ok(self.registry().instructions().await)
+    }
+
+    /// `{ server: sessionId }` for connected Streamable HTTP servers.
+    #[napi(ts_return_type = "Record<string, string>")]
+    pub fn session_ids(&self) -> Value {
+        self.registry().session_ids()
     }
 
     /// Whether a server currently has a live session.

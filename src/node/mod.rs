@@ -3,6 +3,7 @@
 
 mod callbacks;
 mod client;
+mod fetch;
 
 use std::sync::OnceLock;
 

@@ -1,5 +1,6 @@
 //! Transports: each turns a validated `ServerSpec` into something rmcp can serve over.
 
 pub mod stdio;
-pub mod http;
+pub mod streamable;
+pub mod sse;
 pub mod observed;

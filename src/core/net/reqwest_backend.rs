@@ -1,0 +1,73 @@
+//! The default backend: reqwest over rustls, redirects left to the policy layer.
+
+use futures::future::BoxFuture;
+use futures::StreamExt;
+
+use super::{HttpBackend, HttpRequest, HttpResponse, NetError};
+
+pub struct ReqwestBackend {
+    client: reqwest::Client,
+}
+
+impl ReqwestBackend {
+    pub fn new() -> Result<Self, NetError> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| NetError::Connect(format!("could not build the HTTP client: {e}")))?;
+        Ok(ReqwestBackend { client })
+    }
+}
+
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}
+
+impl HttpBackend for ReqwestBackend {
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, NetError>> {
+        let client = self.client.clone();
+        Box::pin(async move {
+            let method = reqwest::Method::from_bytes(request.method.as_bytes())
+                .map_err(|e| NetError::Connect(format!("invalid method {}: {e}", request.method)))?;
+            let mut builder = client.request(method, request.url.clone());
+            for (k, v) in &request.headers {
+                builder = builder.header(k.as_str(), v.as_str());
+            }
+            if let Some(body) = request.body {
+                builder = builder.body(body);
+            }
+            let response = builder.send().await.map_err(|e| {
+                if e.is_timeout() {
+                    NetError::Timeout(describe(&e))
+                } else {
+                    NetError::Connect(describe(&e))
+                }
+            })?;
+            let headers = response
+                .headers()
+                .iter()
+                .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_ascii_lowercase(), v.to_string())))
+                .collect();
+            Ok(HttpResponse {
+                status: response.status().as_u16(),
+                headers,
+                url: Some(response.url().clone()),
+                body: response.bytes_stream().map(|r| r.map_err(|e| NetError::Body(describe(&e)))).boxed(),
+            })
+        })
+    }
+
+    fn follows_redirects(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,254 @@
+//! Opening a session: start the transport, run `initialize`, bounded by the right timeout.
+//! For `url` servers: Streamable HTTP first, then the legacy SSE transport when the failure
+//! says the server may speak it (HTTP 400/404/405 or no HTTP answer at all); a path ending in
+//! `/sse` goes straight to SSE. Policy errors and other statuses never fall back.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::service::{ClientInitializeError, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+use rmcp::ServiceExt;
+use tokio::io::AsyncReadExt;
+
+use super::config::{HttpSpec, ServerConfig, ServerSpec};
+use super::error::{ErrorKind, McpError, Result};
+use super::handler::{Handler, HandlerShared};
+use super::net::{HostPolicy, NetClient, NetError, SharedBackend};
+use super::transport::observed::Observed;
+use super::transport::{sse, stdio, streamable};
+
+pub type Service = RunningService<RoleClient, Handler>;
+
+/// A started session plus what the transport knows about it.
+pub struct Opened {
+    pub service: Service,
+    /// The Streamable HTTP session id cell (for `sessionIds`); `None` for stdio and SSE.
+    pub http_session: Option<Arc<Mutex<Option<String>>>>,
+}
+
+pub async fn open_session(
+    config: ServerConfig,
+    shared: Arc<HandlerShared>,
+    request_timeout_ms: u64,
+    backend: SharedBackend,
+) -> Result<Opened> {
+    let name = config.name.clone();
+    let spec = config.spec()?.clone();
+    shared.diagnostic("debug", "Connecting to MCP server");
+    let handler = Handler { shared: shared.clone() };
+    match spec {
+        ServerSpec::Stdio(spec) => {
+            let (child, stderr) = stdio::spawn(&name, &spec)?;
+            if let Some(stderr) = stderr {
+                forward_stderr(shared.clone(), stderr);
+            }
+            let service = handshake(&name, handler, Observed::new(child, shared), request_timeout_ms)
+                .await
+                .map_err(|f| f.error)?;
+            Ok(Opened { service, http_session: None })
+        }
+        ServerSpec::Http(spec) => open_http(&name, &spec, handler, request_timeout_ms, backend).await,
+    }
+}
+
+async fn open_http(
+    name: &str,
+    spec: &HttpSpec,
+    handler: Handler,
+    request_timeout_ms: u64,
+    backend: SharedBackend,
+) -> Result<Opened> {
+    let policy = match &spec.allowed_hosts {
+        Some(hosts) => HostPolicy::allow_only(hosts.clone()),
+        None => HostPolicy::allow_all(),
+    };
+    let net = NetClient::new(backend, policy, spec.headers.clone());
+    // Checked before any transport exists, like the anchor's up-front check.
+    net.policy()
+        .check(&spec.url, super::net::policy::BlockedBecause::NotSent)
+        .map_err(|e| net_error(name, &e))?;
+    if spec.url.path().ends_with("/sse") {
+        return open_sse(name, spec, handler, request_timeout_ms, net).await.map_err(|f| f.error);
+    }
+    let session = Arc::new(Mutex::new(None));
+    let transport = streamable::transport(&spec.url, net.clone(), session.clone());
+    let shared = handler.shared.clone();
+    match handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms).await {
+        Ok(service) => Ok(Opened { service, http_session: Some(session) }),
+        Err(first) if first.falls_back => {
+            handler.shared.diagnostic(
+                "debug",
+                format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
+            );
+            match open_sse(name, spec, handler, request_timeout_ms, net).await {
+                Ok(opened) => Ok(opened),
+                Err(second) => Err(both_failed(name, first.error, second.error)),
+            }
+        }
+        Err(first) => Err(first.error),
+    }
+}
+
+async fn open_sse(name: &str, spec: &HttpSpec, handler: Handler, timeout_ms: u64, net: NetClient) -> std::result::Result<Opened, Failure> {
+    let shared = handler.shared.clone();
+    let work = async {
+        let transport = sse::connect(&spec.url, net).await.map_err(|e| Failure { error: net_error(name, &e), falls_back: false })?;
+        handler
+            .serve(Observed::new(transport, shared))
+            .await
+            .map_err(|e| classify(name, &e))
+    };
+    match tokio::time::timeout(Duration::from_millis(timeout_ms), work).await {
+        Ok(Ok(service)) => Ok(Opened { service, http_session: None }),
+        Ok(Err(f)) => Err(f),
+        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "SSE connect"), falls_back: false }),
+    }
+}
+
+fn both_failed(name: &str, streamable: McpError, sse: McpError) -> McpError {
+    let mut e = McpError::new(
+        ErrorKind::ConnectFailed,
+        name,
+        format!(
+            "Could not connect to server with any available HTTP transport. Streamable HTTP: {}. SSE: {}",
+            streamable.message, sse.message
+        ),
+    );
+    e.http_status = streamable.http_status.or(sse.http_status);
+    if let ErrorKind::Policy(_) = sse.kind {
+        return sse;
+    }
+    e.during_connect = true;
+    e
+}
+
+/// A failed handshake and whether another transport is worth trying.
+pub struct Failure {
+    pub error: McpError,
+    pub falls_back: bool,
+}
+
+/// Runs `initialize` over `transport` within `timeout_ms`.
+async fn handshake<T, E, A>(name: &str, handler: Handler, transport: T, timeout_ms: u64) -> std::result::Result<Service, Failure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(Duration::from_millis(timeout_ms), handler.serve(transport)).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(e)) => Err(classify(name, &e)),
+        // No answer at all: as with a refused connection, another transport may still work.
+        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "initialize"), falls_back: true }),
+    }
+}
+
+fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
+    McpError::new(ErrorKind::Timeout, name, format!("Request timed out after {timeout_ms} ms ({what} on server {name})")).in_connect()
+}
+
+/// The user-facing error for a network failure.
+pub fn net_error(name: &str, e: &NetError) -> McpError {
+    match e {
+        NetError::Policy { id, message } => McpError::new(ErrorKind::Policy(id), name, message.clone()).in_connect(),
+        NetError::Status { status, .. } => {
+            let mut err = McpError::new(ErrorKind::ConnectFailed, name, e.to_string());
+            err.http_status = Some(*status);
+            err
+        }
+        other => McpError::new(ErrorKind::ConnectFailed, name, other.to_string()),
+    }
+}
+
+/// Falls back on HTTP 400/404/405 and on failures without an HTTP answer; never on policy
+/// errors, authorization challenges or other statuses.
+fn net_falls_back(e: &NetError) -> bool {
+    match e {
+        NetError::Policy { .. } | NetError::Fetch(_) => false,
+        NetError::Status { status, .. } => matches!(status, 400 | 404 | 405),
+        NetError::Connect(_) | NetError::Timeout(_) | NetError::Body(_) => true,
+    }
+}
+
+fn classify(name: &str, e: &ClientInitializeError) -> Failure {
+    match e {
+        ClientInitializeError::TransportError { error, context } => {
+            let inner: &(dyn std::error::Error + Send + Sync + 'static) = error.error.as_ref();
+            if let Some(http) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                return match http {
+                    StreamableHttpError::Client(net) => Failure { error: net_error(name, net), falls_back: net_falls_back(net) },
+                    StreamableHttpError::AuthRequired(_) => {
+                        let mut err = McpError::new(ErrorKind::ConnectFailed, name, "HTTP 401: the server requires authorization");
+                        err.http_status = Some(401);
+                        Failure { error: err, falls_back: false }
+                    }
+                    StreamableHttpError::SessionExpired => {
+                        let mut err = McpError::new(ErrorKind::ConnectFailed, name, "HTTP 404");
+                        err.http_status = Some(404);
+                        Failure { error: err, falls_back: true }
+                    }
+                    other => Failure {
+                        error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(other))),
+                        falls_back: true,
+                    },
+                };
+            }
+            if let Some(net) = inner.downcast_ref::<NetError>() {
+                return Failure { error: net_error(name, net), falls_back: net_falls_back(net) };
+            }
+            Failure {
+                error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(inner))),
+                falls_back: true,
+            }
+        }
+        // A JSON-RPC answer to `initialize` means an MCP server is there: no other transport.
+        ClientInitializeError::JsonRpcError(data) => Failure {
+            error: McpError::new(ErrorKind::ConnectFailed, name, format!("MCP error {}: {}", data.code.0, data.message)),
+            falls_back: false,
+        },
+        ClientInitializeError::ConnectionClosed(_) => Failure {
+            error: McpError::new(
+                ErrorKind::ConnectFailed,
+                name,
+                "Connection closed before the server completed the initialize handshake (the server exited or wrote something that is not JSON-RPC)",
+            ),
+            falls_back: true,
+        },
+        other => Failure { error: McpError::new(ErrorKind::ConnectFailed, name, other.to_string()), falls_back: true },
+    }
+    .in_connect()
+}
+
+impl Failure {
+    fn in_connect(mut self) -> Self {
+        self.error.during_connect = true;
+        self
+    }
+}
+
+/// An error's message followed by its causes' (when they add something), joined by ": ".
+pub fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(err) = cur {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    parts.join(": ")
+}
+
+/// Pumps a child's stderr into the event sink until EOF.
+fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr) {
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 8192];
+        loop {
+            match stderr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => shared.sink.stderr(&shared.server, buf[..n].to_vec()),
+            }
+        }
+    });
+}

@@ -1,0 +1,204 @@
+//! Streamable HTTP: rmcp's transport (sessions, re-init on expiry, the GET listener, DELETE on
+//! close) driven by our own HTTP client, so every request goes through the host policy and the
+//! chosen backend, and failures keep their real HTTP status.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use sse_stream::{Sse, SseStream};
+
+use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
+
+const JSON_LIMIT: usize = 256 * 1024 * 1024;
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Attached (as a request extension) to requests made on behalf of a user operation, so a JS
+/// `fetch` receives that operation's request context.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchContext(pub u32);
+
+/// Our `StreamableHttpClient`: one per session.
+#[derive(Clone)]
+pub struct McpHttp {
+    net: NetClient,
+    /// The session id the server assigned (for `sessionIds`).
+    pub session: Arc<Mutex<Option<String>>>,
+}
+
+pub type StreamableTransport = StreamableHttpClientTransport<McpHttp>;
+
+pub fn transport(url: &url::Url, net: NetClient, session: Arc<Mutex<Option<String>>>) -> StreamableTransport {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+    StreamableHttpClientTransport::with_client(McpHttp { net, session }, config)
+}
+
+fn context_of(message: &ClientJsonRpcMessage) -> Option<u32> {
+    match message {
+        JsonRpcMessage::Request(r) => r.request.extensions().get::<FetchContext>().map(|c| c.0),
+        _ => None,
+    }
+}
+
+fn is_media(content_type: Option<&str>, media: &str) -> bool {
+    content_type
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case(media))
+}
+
+type HttpResult<T> = Result<T, StreamableHttpError<NetError>>;
+
+impl McpHttp {
+    fn request(
+        &self,
+        method: &str,
+        uri: &str,
+        session_id: Option<&str>,
+        auth: Option<String>,
+        custom: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<HttpRequest> {
+        let url = url::Url::parse(uri)
+            .map_err(|e| StreamableHttpError::Client(NetError::Connect(format!("invalid URL {uri}: {e}"))))?;
+        let mut req = HttpRequest::new(method, url);
+        for (k, v) in custom {
+            if let Ok(v) = v.to_str() {
+                req.set_header(k.as_str(), v);
+            }
+        }
+        if let Some(token) = auth {
+            req.set_header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(id) = session_id {
+            req.set_header(SESSION_HEADER, id);
+        }
+        Ok(req)
+    }
+
+    async fn send(&self, req: HttpRequest) -> HttpResult<HttpResponse> {
+        let response = self.net.send(req).await.map_err(StreamableHttpError::Client)?;
+        if let Some(id) = response.header(SESSION_HEADER) {
+            if let Ok(mut s) = self.session.lock() {
+                *s = Some(id.to_string());
+            }
+        }
+        Ok(response)
+    }
+}
+
+/// Maps an unusable status to an error, reading a short body preview for the message.
+async fn status_error(response: HttpResponse) -> StreamableHttpError<NetError> {
+    let status = response.status;
+    if status == 401 {
+        if let Some(challenge) = response.header("www-authenticate") {
+            return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge.to_string()));
+        }
+    }
+    StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
+}
+
+fn sse_events(response: HttpResponse) -> BoxStream<'static, Result<Sse, SseError>> {
+    SseStream::from_bytes_stream(response.body).boxed()
+}
+
+impl StreamableHttpClient for McpHttp {
+    type Error = NetError;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        let mut req = self.request("POST", &uri, session_id.as_deref(), auth_header, custom_headers)?;
+        req.context = context_of(&message);
+        req.set_header("accept", "application/json, text/event-stream");
+        req.set_header("content-type", "application/json");
+        req.body = Some(Bytes::from(serde_json::to_vec(&message)?));
+        let response = self.send(req).await?;
+        let status = response.status;
+        if status == 202 || status == 204 {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if status == 404 && session_id.is_some() {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        if !(200..300).contains(&status) {
+            return Err(status_error(response).await);
+        }
+        let content_type = response.header("content-type").map(str::to_string);
+        let session = response.header(SESSION_HEADER).map(str::to_string);
+        if is_media(content_type.as_deref(), "text/event-stream") {
+            return Ok(StreamableHttpPostResponse::Sse(sse_events(response), session));
+        }
+        if is_media(content_type.as_deref(), "application/json") {
+            let body = response.bytes(JSON_LIMIT).await.map_err(StreamableHttpError::Client)?;
+            let message: ServerJsonRpcMessage = serde_json::from_slice(&body).map_err(|e| {
+                StreamableHttpError::UnexpectedServerResponse(
+                    format!("the response is not a JSON-RPC message ({e}): {}", String::from_utf8_lossy(&body[..body.len().min(200)]))
+                        .into(),
+                )
+            })?;
+            return Ok(StreamableHttpPostResponse::Json(message, session));
+        }
+        let preview = response.preview().await;
+        Err(StreamableHttpError::UnexpectedServerResponse(
+            format!(
+                "expected JSON or an event stream, got {} (HTTP {status}): {preview}",
+                content_type.as_deref().unwrap_or("no content type")
+            )
+            .into(),
+        ))
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<()> {
+        let req = self.request("DELETE", &uri, Some(&session_id), auth_header, custom_headers)?;
+        let response = self.send(req).await?;
+        match response.status {
+            200..=299 | 404 | 405 => Ok(()),
+            _ => Err(status_error(response).await),
+        }
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+        let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
+        req.set_header("accept", "text/event-stream");
+        if let Some(id) = last_event_id {
+            req.set_header("last-event-id", id);
+        }
+        let response = self.send(req).await?;
+        if response.status == 405 {
+            return Err(StreamableHttpError::ServerDoesNotSupportSse);
+        }
+        if !(200..300).contains(&response.status) {
+            return Err(status_error(response).await);
+        }
+        if !is_media(response.header("content-type"), "text/event-stream") {
+            return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
+        }
+        Ok(sse_events(response))
+    }
+}
