@@ -19,7 +19,9 @@ pub struct FetchRequest {
     pub url: String,
     pub method: String,
     pub headers: Vec<Vec<String>>,
-    pub body: Option<Buffer>,
+    /// MCP bodies are JSON text; a string (as `@mastra/mcp` passes) can also be replayed by
+    /// `fetch` on a 307/308 redirect, which a Buffer body cannot.
+    pub body: Option<String>,
     /// The user operation this request serves (a tool call id), for its request context.
     pub context: Option<u32>,
 }
@@ -91,7 +93,7 @@ impl HttpBackend for JsFetchBackend {
                 url: request.url.to_string(),
                 method: request.method.clone(),
                 headers: request.headers.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect(),
-                body: request.body.as_ref().map(|b| Buffer::from(b.to_vec())),
+                body: request.body.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()),
                 context: request.context,
             };
             let promise = js.fetch.call_async_catch(req).await.map_err(|e| NetError::Fetch(e.reason.clone()))?;
