@@ -6,9 +6,12 @@ import { createRequire } from 'node:module';
 import { Tool } from '@mastra/core/tools';
 import { MastraError } from '@mastra/core/error';
 import { Agent } from '@mastra/core/agent';
+import { Mastra } from '@mastra/core/mastra';
+import { InMemoryStore } from '@mastra/core/storage';
 import { MockLanguageModelV2, simulateReadableStream } from 'ai/test';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { MCPClient } from '../index.mjs';
-import { stdioFixtureServer } from './fixtures/helpers.mjs';
+import { stdioFixtureServer, tmpFile } from './fixtures/helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const clients = [];
@@ -162,4 +165,28 @@ test('mastra: an Agent with a mock model calls an MCP tool end to end and sees f
   assert.match(system, /Always greet politely\./);
   const offered = calls[0].tools.map((t) => t.name);
   assert.ok(offered.includes('fx_cwd'));
+});
+
+test('mastra: an approval-gated MCP tool suspends the Agent run until approved, then runs once', async () => {
+  const counter = tmpFile('approval-count');
+  writeFileSync(counter, '0');
+  const seen = [];
+  const c = track(
+    new MCPClient({
+      id: 'agent-approval',
+      servers: {
+        fx: stdioFixtureServer({ FIXTURE_COUNTER_FILE: counter }, { requireToolApproval: (ctx) => (seen.push(ctx.toolName), ctx.toolName === 'count_calls') }),
+      },
+    }),
+  );
+  const { model } = scriptedModel([{ toolCall: { name: 'fx_count_calls', args: {} } }, { text: 'counted' }]);
+  const agent = new Agent({ id: 'approver', name: 'approver', instructions: 'Count.', model, tools: await c.listTools() });
+  new Mastra({ agents: { approver: agent }, storage: new InMemoryStore(), logger: false });
+  const first = await agent.generate('count please');
+  assert.equal(first.finishReason, 'suspended', 'the run waits for approval');
+  assert.equal(readFileSync(counter, 'utf8').trim(), '0', 'the tool has not run yet');
+  assert.ok(seen.includes('count_calls'), 'the approval policy was consulted');
+  const resumed = await agent.approveToolCallGenerate({ runId: first.runId, toolCallId: first.suspendPayload.toolCallId });
+  assert.equal(resumed.text, 'counted');
+  assert.equal(readFileSync(counter, 'utf8').trim(), '1', 'ran exactly once after approval');
 });

@@ -206,3 +206,34 @@ test('errors from policy refusals are MastraErrors with the anchor ids', async (
   const c = client({ url: a.mcpUrl, allowedHosts: ['nowhere.invalid'] });
   await assert.rejects(c.resources.read('r', 'x://y'), (e) => e instanceof MastraError);
 });
+
+test('streamable: JSON responses larger than 16 MiB arrive whole', async () => {
+  const c = client({ url: a.mcpUrl, timeout: 60000 });
+  const tools = await c.listTools();
+  const big = 'x'.repeat(17 * 1024 * 1024);
+  const out = await tools.r_echo.execute({ message: big }, {});
+  assert.equal(out.content[0].text.length, big.length + 'Echo: '.length);
+});
+
+test('sse: eventSourceInit.fetch serves the event-stream GET; requestInit headers reach it too', async () => {
+  const streamGets = [];
+  const c = client({
+    url: a.sseUrl,
+    requestInit: { headers: { 'X-Custom': 'sse-header' } },
+    eventSourceInit: {
+      fetch: (url, init) => {
+        streamGets.push(new Headers(init.headers).get('x-custom'));
+        return fetch(url, init);
+      },
+    },
+  });
+  const tools = await c.listTools();
+  assert.equal((await tools.r_echo.execute({ message: 'es' }, {})).content[0].text, 'Echo: es');
+  assert.deepEqual(streamGets, ['sse-header'], 'the GET stream went through eventSourceInit.fetch with the headers');
+});
+
+test('sse: a message that is not JSON-RPC is skipped; the session keeps working', async () => {
+  const c = client({ url: `${a.url}/sse-garbage` });
+  const tools = await c.listTools();
+  assert.equal((await tools.r_echo.execute({ message: 'after garbage' }, {})).content[0].text, 'Echo: after garbage');
+});

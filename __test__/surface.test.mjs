@@ -102,6 +102,7 @@ test('elicitation: accept, decline and cancel reach the server; a throwing handl
     { action: 'accept', content: { name: 'Ada' } },
     { action: 'decline' },
     { action: 'cancel' },
+    { action: 'maybe', content: 42 },
   ];
   const seen = [];
   await c.elicitation.onRequest('fx', async (params) => {
@@ -112,11 +113,13 @@ test('elicitation: accept, decline and cancel reach the server; a throwing handl
   });
   const tools = await c.listTools();
   const results = [];
-  for (let i = 0; i < 4; i++) results.push(JSON.parse((await tools.fx_elicit.execute({}, {})).content[0].text));
+  for (let i = 0; i < 5; i++) results.push(JSON.parse((await tools.fx_elicit.execute({}, {})).content[0].text));
   assert.deepEqual(results[0], { action: 'accept', content: { name: 'Ada' } });
   assert.equal(results[1].action, 'decline');
   assert.equal(results[2].action, 'cancel');
-  assert.match(results[3].message ?? JSON.stringify(results[3]), /no more answers/);
+  // An invalid result and a throwing handler both reach the server as JSON-RPC errors.
+  assert.match(JSON.stringify(results[3]), /invalid result/);
+  assert.match(JSON.stringify(results[4]), /no more answers/);
   assert.equal(seen[0], 'Your name?');
   await assert.rejects(
     client({ late: stdioFixtureServer() }).listTools().then(() => clients.at(-1).elicitation.onRequest('late', async () => ({ action: 'cancel' }))),
