@@ -41,5 +41,11 @@ export const {
   MCP_CALL_TOOL_META,
   getMcpCallToolContent,
   getMcpCallToolMeta,
+  MCPOAuthClientProvider,
+  InMemoryOAuthStorage,
+  createSimpleTokenProvider,
+  createOAuthCallbackServer,
+  getCallbackUrlCandidates,
+  UnauthorizedError,
 } = face;
 export default face;

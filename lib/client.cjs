@@ -10,6 +10,39 @@ const { toWireServers } = require('./wire-config.cjs');
 const { buildTool, toDefinition } = require('./tools.cjs');
 const { createServerProxyClass } = require('./proxy.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
+const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
+
+let nextFlowId = 0x40000000; // disjoint from tool call ids
+
+/** Calls one method of a server's OAuth provider for the core. */
+async function callProvider(provider, { op, args }) {
+  if (!provider) throw new Error('no OAuth provider is configured for this server');
+  switch (op) {
+    case 'config':
+      return {
+        redirectUrl: provider.redirectUrl === undefined ? '' : String(provider.redirectUrl),
+        clientMetadata: provider.clientMetadata ?? {},
+        clientMetadataUrl: provider.clientMetadataUrl,
+      };
+    case 'tokens':
+    case 'clientInformation':
+      return (await provider[op]?.()) ?? null;
+    case 'redirectToAuthorization':
+      await provider.redirectToAuthorization(new URL(args));
+      return null;
+    case 'applyResolvedRedirectUrl':
+      await provider.applyResolvedRedirectUrl?.(args.url, args.candidates);
+      return null;
+    case 'saveTokens':
+    case 'saveClientInformation':
+    case 'saveCodeVerifier':
+    case 'invalidateCredentials':
+      await provider[op]?.(args);
+      return null;
+    default:
+      throw new Error(`unknown OAuth provider operation ${op}`);
+  }
+}
 
 const LOG_LEVEL_METHOD = {
   debug: 'debug',
@@ -37,6 +70,7 @@ function createMCPClientClass(deps) {
     #context = new AsyncLocalStorage();
     #callContexts = new Map(); // tool call id -> RequestContext (for a custom fetch)
     #disconnecting;
+    #authFlows = new Map(); // server -> { promise, flowId }
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -68,6 +102,7 @@ function createMCPClientClass(deps) {
         (request) => fetchBridge.fetch(request),
         (bodyId) => fetchBridge.read(bodyId),
         (bodyId) => fetchBridge.cancel(bodyId),
+        (request) => callProvider(args.servers[request.server]?.authProvider, request),
       );
       instances.set(id, this);
     }
@@ -160,7 +195,7 @@ function createMCPClientClass(deps) {
 
     /** The user-facing error for one server's failure in a fan-out. */
     #serverFailure(server, nativeError, listErrorId) {
-      const base = toPlainError(nativeError);
+      const base = nativeError.code === 'UNAUTHORIZED' ? new UnauthorizedError(nativeError.message) : toPlainError(nativeError);
       if (nativeError.code.startsWith('MCP_CLIENT_')) {
         // allowedHosts / redirect policy: the anchor's ids, a user error, never retried.
         return new MastraError(
@@ -472,20 +507,48 @@ function createMCPClientClass(deps) {
       return proxies;
     }
 
-    /** No server of this client has an OAuth provider, so there is no auth state to report. */
+    /** `'needs-auth'` after an authorization rejection, `'authorized'` once accepted. */
     getServerAuthState(serverName) {
-      this.#requireServer(serverName);
-      return undefined;
+      if (!Object.prototype.hasOwnProperty.call(this.#servers, serverName)) return undefined;
+      return this.#native.authState(serverName) ?? undefined;
     }
 
-    async authenticate(serverName) {
-      this.#requireServer(serverName);
-      throw new Error(`Cannot authenticate MCP server ${serverName}: it is not configured with an MCPOAuthClientProvider.`);
+    /**
+     * Runs the browser OAuth flow for a server (loopback callback server, token exchange,
+     * reconnect). Concurrent calls join one flow.
+     */
+    authenticate(serverName, options = {}) {
+      const pending = this.#authFlows.get(serverName);
+      if (pending) return pending.promise.then(() => undefined);
+      const flowId = nextFlowId++;
+      const promise = (async () => {
+        if (this.#disconnecting) await this.#disconnecting.catch(() => {});
+        this.#requireServer(serverName);
+        if (!(this.#servers[serverName].authProvider instanceof MCPOAuthClientProvider)) {
+          throw new Error(`Cannot authenticate MCP server ${serverName}: it is not configured with an MCPOAuthClientProvider.`);
+        }
+        this.#toolCache.delete(serverName);
+        try {
+          await this.#native.authenticate(serverName, options.timeoutMs, flowId);
+        } catch (e) {
+          const err = fromNative(e);
+          if (err.nativeCode === 'CONNECT_FAILED' || err.nativeCode === 'AUTH_FAILED' || err.nativeCode === 'REQUEST_TIMEOUT') {
+            throw this.#mastraError('MCP_CLIENT_CONNECT_FAILED', err, { name: serverName });
+          }
+          throw err;
+        }
+      })().finally(() => this.#authFlows.delete(serverName));
+      this.#authFlows.set(serverName, { promise, flowId });
+      return promise;
     }
 
+    /** Aborts a pending `authenticate()`; `false` when none is pending. */
     async cancelAuthentication(serverName) {
-      this.#requireServer(serverName);
-      return false;
+      const pending = this.#authFlows.get(serverName);
+      if (!pending) return false;
+      this.#native.cancel(pending.flowId, 'cancelled');
+      await pending.promise.catch(() => {});
+      return true;
     }
   }
 

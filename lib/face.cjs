@@ -3,6 +3,7 @@
 const { withFallbacks } = require('./core-deps.cjs');
 const { createMCPClientClass } = require('./client.cjs');
 const content = require('./call-tool-content.cjs');
+const oauth = require('./oauth.cjs');
 
 function createFace(core) {
   const deps = withFallbacks(core);
@@ -14,6 +15,7 @@ function createFace(core) {
     MCP_CALL_TOOL_META: content.MCP_CALL_TOOL_META,
     getMcpCallToolContent: content.getMcpCallToolContent,
     getMcpCallToolMeta: content.getMcpCallToolMeta,
+    ...oauth,
   };
 }
 

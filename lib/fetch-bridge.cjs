@@ -22,9 +22,9 @@ class FetchBridge {
     return typeof def.fetch === 'function' ? def.fetch : globalThis.fetch;
   }
 
-  async fetch({ server, url, method, headers, body, context }) {
+  async fetch({ server, url, method, headers, body, context, redirect }) {
     const userFetch = this.#fetchFor(server, method, headers);
-    const init = { method, headers: new Headers(headers), ...(body ? { body } : {}) };
+    const init = { method, headers: new Headers(headers), ...(body ? { body } : {}), ...(redirect === 'manual' ? { redirect } : {}) };
     const requestContext = context != null ? (this.#contexts.get(context) ?? null) : null;
     let response;
     try {

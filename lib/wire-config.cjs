@@ -33,10 +33,8 @@ function toWireDefinition(def) {
     roots: def.roots,
     allowedHosts: def.allowedHosts,
     customFetch: typeof def.fetch === 'function' || typeof def.eventSourceInit?.fetch === 'function' || undefined,
-    // Options the core does not implement yet; it refuses them by name rather than ignore them.
-    unsupported: ['authProvider'].filter((k) => def[k] != null),
+    oauth: def.authProvider ? true : undefined,
   };
-  if (wire.unsupported.length === 0) delete wire.unsupported;
   for (const k of Object.keys(wire)) if (wire[k] === undefined) delete wire[k];
   return wire;
 }

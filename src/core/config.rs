@@ -36,6 +36,8 @@ pub struct HttpSpec {
     pub allowed_hosts: Option<Vec<String>>,
     /// Requests go through the user's JS `fetch`.
     pub custom_fetch: bool,
+    /// The server has an OAuth client provider (`authProvider`).
+    pub oauth: bool,
 }
 
 /// The transport a server definition selects.
@@ -248,7 +250,8 @@ fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
         Some(_) => return Err(field_error(name, "allowedHosts", "an array of host strings")),
     };
     let custom_fetch = obj.get("customFetch").and_then(Value::as_bool).unwrap_or(false);
-    Ok(HttpSpec { url, headers, connect_timeout_ms, allowed_hosts, custom_fetch })
+    let oauth = obj.get("oauth").and_then(Value::as_bool).unwrap_or(false);
+    Ok(HttpSpec { url, headers, connect_timeout_ms, allowed_hosts, custom_fetch, oauth })
 }
 
 #[cfg(test)]

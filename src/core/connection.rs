@@ -18,11 +18,13 @@ use super::config::ServerConfig;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 use super::handler::{Handler, HandlerShared};
-use super::net::{NetError, SharedBackend};
+use super::net::NetError;
 use super::transport::streamable::FetchContext;
 use rmcp::model::GetExtensions;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
-use super::open::{error_and_causes, net_error, open_session};
+use super::auth::callback::{candidates as callback_candidates, CallbackServer};
+use super::auth::OAuthSession;
+use super::open::{error_and_causes, net_error, open_session, Remote};
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
 const MAX_PAGES: usize = 1000;
@@ -94,8 +96,8 @@ impl RequestFailure {
 
 pub struct Connection {
     config: ServerConfig,
-    /// How HTTP requests are sent (reqwest, or the user's `fetch`).
-    backend: SharedBackend,
+    /// HTTP client and OAuth session of a `url` server.
+    remote: Option<Remote>,
     default_timeout_ms: u64,
     shared: Arc<HandlerShared>,
     state: tokio::sync::Mutex<State>,
@@ -110,7 +112,7 @@ impl Connection {
         default_timeout_ms: u64,
         sink: Arc<dyn EventSink>,
         responder: Option<Arc<dyn ElicitationResponder>>,
-        backend: SharedBackend,
+        remote: Option<Remote>,
     ) -> Self {
         let shared = Arc::new(HandlerShared {
             server: config.name.clone(),
@@ -125,7 +127,7 @@ impl Connection {
         });
         Connection {
             config,
-            backend,
+            remote,
             default_timeout_ms,
             shared,
             state: tokio::sync::Mutex::new(State::Idle),
@@ -196,7 +198,7 @@ impl Connection {
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
                     }
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.backend.clone())
+                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone())
                     .boxed()
                     .shared();
                     *state = State::Connecting(f.clone());
@@ -317,6 +319,15 @@ impl Connection {
     pub async fn request(&self, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
         match self.send_once(method, params.clone(), &options).await {
             Ok(v) => Ok(v),
+            Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
+                // The token was rejected even after a refresh: start a new authorization.
+                if let Some(session) = self.oauth() {
+                    if let Err(begin) = session.begin(e.auth_challenge.as_deref()).await {
+                        self.shared.diagnostic("error", format!("OAuth authorization could not start: {begin:?}"));
+                    }
+                }
+                Err(e)
+            }
             Err(RequestFailure::NotSent(e)) => {
                 self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
                 self.reconnect().await?;
@@ -324,6 +335,88 @@ impl Connection {
             }
             Err(RequestFailure::Failed(e)) => Err(e),
         }
+    }
+
+    fn oauth(&self) -> Option<&Arc<OAuthSession>> {
+        self.remote.as_ref().and_then(|r| r.oauth.as_ref())
+    }
+
+    /// `getServerAuthState()`: `None` without a provider or before any verdict.
+    pub fn auth_state(&self) -> Option<&'static str> {
+        self.oauth().and_then(|s| s.state().as_str())
+    }
+
+    /// Runs the interactive OAuth flow: a loopback callback server on the provider's redirect
+    /// URL (or the next free port), a connect that triggers `redirectToAuthorization` when no
+    /// valid tokens exist, the wait for the browser's callback (bounded by `timeout`), the token
+    /// exchange, and the final connect. Stored valid tokens finish without a browser step.
+    pub async fn authenticate(&self, timeout: Duration, cancel: CancellationToken) -> Result<()> {
+        let name = self.name().to_string();
+        let session = self.oauth().cloned().ok_or_else(|| {
+            McpError::new(
+                ErrorKind::InvalidState,
+                &name,
+                format!("Cannot authenticate MCP server {name}: it is not configured with an MCPOAuthClientProvider."),
+            )
+        })?;
+        let failed = |message: String| McpError::new(ErrorKind::AuthFailed, &name, message);
+        let config = session.provider().config().await.map_err(failed)?;
+        let redirect = url::Url::parse(&config.redirect_url)
+            .ok()
+            .filter(|u| u.scheme() == "http" && is_loopback_host(u))
+            .ok_or_else(|| {
+                let origin = url::Url::parse(&config.redirect_url)
+                    .map(|u| u.origin().ascii_serialization())
+                    .unwrap_or_else(|_| config.redirect_url.clone());
+                McpError::new(
+                    ErrorKind::InvalidState,
+                    &name,
+                    format!("Cannot authenticate MCP server {name}: the provider's redirect URL must be a loopback address, got {origin}."),
+                )
+            })?;
+        let cancelled = || McpError::new(ErrorKind::Aborted, &name, format!("Authentication for MCP server {name} was cancelled."));
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
+        let server = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
+        let outcome = async {
+            let bound = server.url.to_string();
+            let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
+            session.set_redirect_override(Some(bound.clone()));
+            session.provider().apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
+            // A stored client registered for another redirect URL cannot be used with this one.
+            let stored = session.provider().client_information().await.map_err(failed)?;
+            let registered_here = stored
+                .as_ref()
+                .and_then(|c| c.get("redirect_uris"))
+                .and_then(Value::as_array)
+                .is_none_or(|uris| uris.iter().any(|u| u.as_str() == Some(bound.as_str())));
+            if !registered_here {
+                session.provider().invalidate_credentials("client").await.map_err(failed)?;
+            }
+            self.disconnect().await;
+            match self.ensure_connected().await {
+                Ok(_) => return Ok(()),
+                Err(e) if e.kind == ErrorKind::AuthRequired => {}
+                Err(e) => return Err(e),
+            }
+            if session.pending_state().is_none() {
+                return Err(failed("the server did not start an authorization".into()));
+            }
+            let callback = tokio::select! {
+                r = server.wait_for_code(timeout) => r.map_err(failed)?,
+                _ = cancel.cancelled() => {
+                    return Err(McpError::new(ErrorKind::Aborted, &name, "OAuth callback server closed before receiving an authorization code"));
+                }
+            };
+            session.finish(&callback).await.map_err(failed)?;
+            self.disconnect().await;
+            self.ensure_connected().await.map(|_| ())
+        }
+        .await;
+        server.close();
+        session.set_redirect_override(None);
+        outcome
     }
 
     /// Follows `nextCursor` to the end and concatenates `key` arrays.
@@ -407,6 +500,16 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
         ),
         ServiceError::TransportSend(ref dynamic) => {
             let inner: &(dyn std::error::Error + Send + Sync + 'static) = dynamic.error.as_ref();
+            if let Some(StreamableHttpError::AuthRequired(challenge)) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                let mut err = McpError::new(
+                    ErrorKind::AuthRequired,
+                    server,
+                    format!("UnauthorizedError: {method} was refused by server {server} (HTTP 401); authorization is required"),
+                );
+                err.http_status = Some(401);
+                err.auth_challenge = Some(challenge.www_authenticate_header.clone());
+                return err;
+            }
             let net = inner
                 .downcast_ref::<NetError>()
                 .or_else(|| match inner.downcast_ref::<StreamableHttpError<NetError>>() {
@@ -442,8 +545,8 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
 }
 
 /// Opens a session and wraps it as `Live`.
-async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, backend: SharedBackend) -> Result<Arc<Live>> {
-    let opened = open_session(config, shared.clone(), request_timeout_ms, backend).await?;
+async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Arc<Live>> {
+    let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
     let live = Live {
@@ -456,4 +559,14 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
     };
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
     Ok(Arc::new(live))
+}
+
+/// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
+fn is_loopback_host(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }

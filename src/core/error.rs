@@ -32,6 +32,10 @@ pub enum ErrorKind {
     /// (`MCP_CLIENT_HOST_NOT_ALLOWED`, `MCP_CLIENT_TOO_MANY_REDIRECTS`, ...). Never retried,
     /// never a reason to fall back to another transport.
     Policy(&'static str),
+    /// The server requires OAuth authorization (`needs-auth`); `authenticate()` resolves it.
+    AuthRequired,
+    /// An OAuth step failed (discovery, registration, token exchange, callback).
+    AuthFailed,
 }
 
 impl ErrorKind {
@@ -50,6 +54,8 @@ impl ErrorKind {
             ErrorKind::InvalidState => "INVALID_STATE",
             ErrorKind::Disconnected => "DISCONNECTED",
             ErrorKind::Policy(id) => id,
+            ErrorKind::AuthRequired => "UNAUTHORIZED",
+            ErrorKind::AuthFailed => "AUTH_FAILED",
         }
     }
 
@@ -78,6 +84,8 @@ pub struct McpError {
     pub http_status: Option<u16>,
     /// True when the failure happened while connecting (handshake included).
     pub during_connect: bool,
+    /// The `WWW-Authenticate` challenge of a 401 (for `ErrorKind::AuthRequired`).
+    pub auth_challenge: Option<String>,
 }
 
 impl McpError {
@@ -90,6 +98,7 @@ impl McpError {
             rpc_data: None,
             http_status: None,
             during_connect: kind.is_connect_phase(),
+            auth_challenge: None,
         }
     }
 

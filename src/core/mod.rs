@@ -1,5 +1,6 @@
 //! The napi-free MCP client core: configuration, connections, transports and events.
 
+pub mod auth;
 pub mod config;
 pub mod connection;
 pub mod env;

@@ -14,11 +14,21 @@ use tokio::io::AsyncReadExt;
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
 use super::handler::{Handler, HandlerShared};
-use super::net::{HostPolicy, NetClient, NetError, SharedBackend};
+use super::auth::{AuthState, BeginError, OAuthSession};
+use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
+use super::transport::streamable::McpHttp;
 use super::transport::{sse, stdio, streamable};
 
 pub type Service = RunningService<RoleClient, Handler>;
+
+/// The HTTP side of a `url` server, built once per server: its policy-checked client and, when
+/// it has an OAuth provider, its OAuth session (which outlives reconnects).
+#[derive(Clone)]
+pub struct Remote {
+    pub net: NetClient,
+    pub oauth: Option<Arc<OAuthSession>>,
+}
 
 /// A started session plus what the transport knows about it.
 pub struct Opened {
@@ -31,7 +41,7 @@ pub async fn open_session(
     config: ServerConfig,
     shared: Arc<HandlerShared>,
     request_timeout_ms: u64,
-    backend: SharedBackend,
+    remote: Option<Remote>,
 ) -> Result<Opened> {
     let name = config.name.clone();
     let spec = config.spec()?.clone();
@@ -48,52 +58,98 @@ pub async fn open_session(
                 .map_err(|f| f.error)?;
             Ok(Opened { service, http_session: None })
         }
-        ServerSpec::Http(spec) => open_http(&name, &spec, handler, request_timeout_ms, backend).await,
+        ServerSpec::Http(spec) => {
+            let remote = remote.ok_or_else(|| McpError::invalid_config(&name, "internal: no HTTP client for a url server"))?;
+            let oauth = remote.oauth.clone();
+            let result = open_http(&name, &spec, handler, request_timeout_ms, remote).await;
+            match (result, oauth) {
+                (Ok(opened), Some(session)) => {
+                    session.set_state(AuthState::Authorized);
+                    Ok(opened)
+                }
+                (Ok(opened), None) => Ok(opened),
+                (Err(failure), Some(session)) if failure.auth.is_some() => Err(begin_authorization(&name, &session, failure).await),
+                (Err(failure), _) => Err(failure.error),
+            }
+        }
     }
 }
 
-async fn open_http(
-    name: &str,
-    spec: &HttpSpec,
-    handler: Handler,
-    request_timeout_ms: u64,
-    backend: SharedBackend,
-) -> Result<Opened> {
-    let policy = match &spec.allowed_hosts {
-        Some(hosts) => HostPolicy::allow_only(hosts.clone()),
-        None => HostPolicy::allow_all(),
+/// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
+/// server is marked `needs-auth`, and the connect fails with an `UnauthorizedError`.
+async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failure) -> McpError {
+    let challenge = failure.auth.flatten();
+    let mut error = match session.begin(challenge.as_deref()).await {
+        Ok(_) => McpError::new(ErrorKind::AuthRequired, name, "UnauthorizedError: Unauthorized"),
+        Err(BeginError::Policy { id, message }) => return McpError::new(ErrorKind::Policy(id), name, message).in_connect(),
+        Err(BeginError::Failed(e)) => McpError::new(ErrorKind::AuthFailed, name, format!("UnauthorizedError: authorization could not start: {e}")),
     };
-    let net = NetClient::new(backend, policy, spec.headers.clone());
+    error.http_status = Some(401);
+    error.during_connect = true;
+    error
+}
+
+async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeout_ms: u64, remote: Remote) -> std::result::Result<Opened, Failure> {
+    let net = remote.net;
     // Checked before any transport exists, like the anchor's up-front check.
     net.policy()
         .check(&spec.url, super::net::policy::BlockedBecause::NotSent)
-        .map_err(|e| net_error(name, &e))?;
+        .map_err(|e| Failure { error: net_error(name, &e), falls_back: false, auth: None })?;
     if spec.url.path().ends_with("/sse") {
-        return open_sse(name, spec, handler, request_timeout_ms, net).await.map_err(|f| f.error);
+        return open_sse(name, spec, handler, request_timeout_ms, net, remote.oauth.as_deref()).await;
     }
     let session = Arc::new(Mutex::new(None));
-    let transport = streamable::transport(&spec.url, net.clone(), session.clone());
+    let http = McpHttp { net: net.clone(), session: session.clone() };
     let shared = handler.shared.clone();
-    match handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms).await {
+    let attempt = match &remote.oauth {
+        Some(oauth) => {
+            let client = oauth.authorize(http).await.map_err(|e| Failure {
+                error: McpError::new(ErrorKind::AuthFailed, name, e).in_connect(),
+                falls_back: false,
+                auth: None,
+            })?;
+            let transport = streamable::transport(&spec.url, client);
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms).await
+        }
+        None => {
+            let transport = streamable::transport(&spec.url, http);
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms).await
+        }
+    };
+    match attempt {
         Ok(service) => Ok(Opened { service, http_session: Some(session) }),
         Err(first) if first.falls_back => {
             handler.shared.diagnostic(
                 "debug",
                 format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
             );
-            match open_sse(name, spec, handler, request_timeout_ms, net).await {
+            match open_sse(name, spec, handler, request_timeout_ms, net, remote.oauth.as_deref()).await {
                 Ok(opened) => Ok(opened),
-                Err(second) => Err(both_failed(name, first.error, second.error)),
+                Err(second) => Err(Failure { auth: second.auth.clone(), error: both_failed(name, first.error, second.error), falls_back: false }),
             }
         }
-        Err(first) => Err(first.error),
+        Err(first) => Err(first),
     }
 }
 
-async fn open_sse(name: &str, spec: &HttpSpec, handler: Handler, timeout_ms: u64, net: NetClient) -> std::result::Result<Opened, Failure> {
+async fn open_sse(
+    name: &str,
+    spec: &HttpSpec,
+    handler: Handler,
+    timeout_ms: u64,
+    net: NetClient,
+    oauth: Option<&OAuthSession>,
+) -> std::result::Result<Opened, Failure> {
     let shared = handler.shared.clone();
     let work = async {
-        let transport = sse::connect(&spec.url, net).await.map_err(|e| Failure { error: net_error(name, &e), falls_back: false })?;
+        let net = match oauth {
+            Some(session) => match session.access_token().await {
+                Some(token) => net.with_header("authorization", format!("Bearer {token}")),
+                None => net,
+            },
+            None => net,
+        };
+        let transport = sse::connect(&spec.url, net).await.map_err(|e| net_failure(name, &e))?;
         handler
             .serve(Observed::new(transport, shared))
             .await
@@ -102,7 +158,7 @@ async fn open_sse(name: &str, spec: &HttpSpec, handler: Handler, timeout_ms: u64
     match tokio::time::timeout(Duration::from_millis(timeout_ms), work).await {
         Ok(Ok(service)) => Ok(Opened { service, http_session: None }),
         Ok(Err(f)) => Err(f),
-        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "SSE connect"), falls_back: false }),
+        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "SSE connect"), falls_back: false, auth: None }),
     }
 }
 
@@ -127,6 +183,16 @@ fn both_failed(name: &str, streamable: McpError, sse: McpError) -> McpError {
 pub struct Failure {
     pub error: McpError,
     pub falls_back: bool,
+    /// The server answered 401: `Some(challenge)` (the `WWW-Authenticate` value, if any).
+    pub auth: Option<Option<String>>,
+}
+
+fn net_failure(name: &str, e: &NetError) -> Failure {
+    Failure {
+        error: net_error(name, e),
+        falls_back: net_falls_back(e),
+        auth: (e.status() == Some(401)).then_some(None),
+    }
 }
 
 /// Runs `initialize` over `transport` within `timeout_ms`.
@@ -139,7 +205,7 @@ where
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => Err(classify(name, &e)),
         // No answer at all: as with a refused connection, another transport may still work.
-        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "initialize"), falls_back: true }),
+        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "initialize"), falls_back: true, auth: None }),
     }
 }
 
@@ -176,35 +242,43 @@ fn classify(name: &str, e: &ClientInitializeError) -> Failure {
             let inner: &(dyn std::error::Error + Send + Sync + 'static) = error.error.as_ref();
             if let Some(http) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
                 return match http {
-                    StreamableHttpError::Client(net) => Failure { error: net_error(name, net), falls_back: net_falls_back(net) },
-                    StreamableHttpError::AuthRequired(_) => {
+                    StreamableHttpError::Client(net) => net_failure(name, net),
+                    StreamableHttpError::AuthRequired(challenge) => {
                         let mut err = McpError::new(ErrorKind::ConnectFailed, name, "HTTP 401: the server requires authorization");
                         err.http_status = Some(401);
-                        Failure { error: err, falls_back: false }
+                        Failure { error: err, falls_back: false, auth: Some(Some(challenge.www_authenticate_header.clone())) }
                     }
                     StreamableHttpError::SessionExpired => {
                         let mut err = McpError::new(ErrorKind::ConnectFailed, name, "HTTP 404");
                         err.http_status = Some(404);
-                        Failure { error: err, falls_back: true }
+                        Failure { error: err, falls_back: true, auth: None }
                     }
+                    StreamableHttpError::Auth(e) => Failure {
+                        error: McpError::new(ErrorKind::AuthFailed, name, format!("OAuth: {e}")),
+                        falls_back: false,
+                        auth: None,
+                    },
                     other => Failure {
                         error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(other))),
                         falls_back: true,
+                        auth: None,
                     },
                 };
             }
             if let Some(net) = inner.downcast_ref::<NetError>() {
-                return Failure { error: net_error(name, net), falls_back: net_falls_back(net) };
+                return net_failure(name, net);
             }
             Failure {
                 error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(inner))),
                 falls_back: true,
+                auth: None,
             }
         }
         // A JSON-RPC answer to `initialize` means an MCP server is there: no other transport.
         ClientInitializeError::JsonRpcError(data) => Failure {
             error: McpError::new(ErrorKind::ConnectFailed, name, format!("MCP error {}: {}", data.code.0, data.message)),
             falls_back: false,
+            auth: None,
         },
         ClientInitializeError::ConnectionClosed(_) => Failure {
             error: McpError::new(
@@ -213,8 +287,9 @@ fn classify(name: &str, e: &ClientInitializeError) -> Failure {
                 "Connection closed before the server completed the initialize handshake (the server exited or wrote something that is not JSON-RPC)",
             ),
             falls_back: true,
+            auth: None,
         },
-        other => Failure { error: McpError::new(ErrorKind::ConnectFailed, name, other.to_string()), falls_back: true },
+        other => Failure { error: McpError::new(ErrorKind::ConnectFailed, name, other.to_string()), falls_back: true, auth: None },
     }
     .in_connect()
 }

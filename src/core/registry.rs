@@ -9,32 +9,46 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::config::{ServerConfig, ServerSpec, DEFAULT_REQUEST_TIMEOUT_MS};
+use super::auth::{AuthProvider, OAuthSession};
 use super::net::reqwest_backend::ReqwestBackend;
-use super::net::SharedBackend;
+use super::net::{HostPolicy, NetClient, SharedBackend};
+use super::open::Remote;
 use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 
-/// Where each server's HTTP requests go: reqwest, or (for servers with a custom `fetch`) a
-/// backend the host provides per server.
-pub struct Backends {
-    pub default: SharedBackend,
+/// What the host (the node layer) plugs into the core: how HTTP is sent (reqwest, or a custom
+/// `fetch` per server) and the OAuth provider of servers that have one.
+pub struct HostPorts {
+    pub http: SharedBackend,
     pub custom_fetch: Option<Arc<dyn Fn(&str) -> SharedBackend + Send + Sync>>,
+    pub auth_provider: Option<Arc<dyn Fn(&str) -> Arc<dyn AuthProvider> + Send + Sync>>,
 }
 
-impl Backends {
-    /// reqwest only.
+impl HostPorts {
+    /// reqwest only, no OAuth.
     pub fn reqwest() -> Result<Self> {
         let backend = ReqwestBackend::new().map_err(|e| McpError::new(ErrorKind::ConnectFailed, "", e.to_string()))?;
-        Ok(Backends { default: Arc::new(backend), custom_fetch: None })
+        Ok(HostPorts { http: Arc::new(backend), custom_fetch: None, auth_provider: None })
     }
 
-    fn for_server(&self, config: &ServerConfig) -> SharedBackend {
-        let wants_fetch = matches!(&config.spec, Ok(ServerSpec::Http(h)) if h.custom_fetch);
-        match (&self.custom_fetch, wants_fetch) {
+    /// The HTTP client (and OAuth session) of a `url` server.
+    fn remote_for(&self, config: &ServerConfig) -> Option<Remote> {
+        let Ok(ServerSpec::Http(spec)) = &config.spec else { return None };
+        let backend = match (&self.custom_fetch, spec.custom_fetch) {
             (Some(make), true) => make(&config.name),
-            _ => self.default.clone(),
-        }
+            _ => self.http.clone(),
+        };
+        let policy = match &spec.allowed_hosts {
+            Some(hosts) => HostPolicy::allow_only(hosts.clone()),
+            None => HostPolicy::allow_all(),
+        };
+        let net = NetClient::new(backend, policy, spec.headers.clone());
+        let oauth = match (&self.auth_provider, spec.oauth) {
+            (Some(make), true) => Some(Arc::new(OAuthSession::new(&config.name, spec.url.clone(), make(&config.name), net.clone()))),
+            _ => None,
+        };
+        Some(Remote { net, oauth })
     }
 }
 
@@ -59,7 +73,7 @@ impl Registry {
         default_timeout_ms: Option<u64>,
         sink: Arc<dyn EventSink>,
         responder: Option<Arc<dyn ElicitationResponder>>,
-        backends: &Backends,
+        ports: &HostPorts,
     ) -> Result<Self> {
         let Some(defs) = servers.as_object() else {
             return Err(McpError::invalid_config(
@@ -72,11 +86,11 @@ impl Registry {
         let mut map = HashMap::with_capacity(defs.len());
         for (name, def) in defs {
             let config = ServerConfig::from_json(name, def);
-            let backend = backends.for_server(&config);
+            let remote = ports.remote_for(&config);
             order.push(name.clone());
             map.insert(
                 name.clone(),
-                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), backend)),
+                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), remote)),
             );
         }
         Ok(Registry { order, servers: map })

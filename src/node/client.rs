@@ -11,8 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
+use super::oauth::{AuthFn, JsAuthProvider};
 use crate::core::connection::RequestOptions;
-use crate::core::registry::{Backends, ServerOutcome};
+use crate::core::registry::{HostPorts, ServerOutcome};
 use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result};
 use crate::core::{Connection, McpError, Registry};
 
@@ -107,13 +108,18 @@ impl NativeClient {
         #[napi(ts_arg_type = "(request: FetchRequest) => Promise<FetchResponse>")] on_fetch: FetchFn,
         #[napi(ts_arg_type = "(bodyId: number) => Promise<Buffer | null>")] on_fetch_read: ReadFn,
         #[napi(ts_arg_type = "(bodyId: number) => void")] on_fetch_cancel: CancelFn,
+        #[napi(ts_arg_type = "(request: { server: string; op: string; args: unknown }) => Promise<unknown>")] on_auth: AuthFn,
     ) -> Result<Self> {
         let sink = Arc::new(JsEventSink { events: on_event, stderr: on_stderr });
         let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit) });
         let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
-        let mut backends = Backends::reqwest().map_err(to_napi)?;
-        backends.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
-        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &backends).map_err(to_napi)?;
+        let mut ports = HostPorts::reqwest().map_err(to_napi)?;
+        ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
+        let on_auth = Arc::new(on_auth);
+        ports.auth_provider = Some(Arc::new(move |server: &str| {
+            Arc::new(JsAuthProvider { callback: on_auth.clone(), server: server.to_string() }) as Arc<dyn crate::core::auth::AuthProvider>
+        }));
+        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &ports).map_err(to_napi)?;
         Ok(NativeClient { registry: Some(Arc::new(registry)), pending: Default::default() })
     }
 
@@ -314,6 +320,29 @@ impl NativeClient {
     #[napi(ts_return_type = "Record<string, string>")]
     pub fn session_ids(&self) -> Value {
         self.registry().session_ids()
+    }
+
+    /// `'needs-auth'`, `'authorized'` or `undefined`.
+    #[napi(ts_return_type = "'needs-auth' | 'authorized' | undefined")]
+    pub fn auth_state(&self, server: String) -> Result<Option<&'static str>> {
+        Ok(self.server(&server)?.auth_state())
+    }
+
+    /// Runs the interactive OAuth flow for a server (see `Connection::authenticate`).
+    /// `flowId` lets `cancelAuthentication` abort it.
+    #[napi]
+    pub async fn authenticate(&self, server: String, timeout_ms: Option<f64>, flow_id: u32) -> Result<()> {
+        let conn = self.server(&server)?;
+        let token = CancellationToken::new();
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.insert(flow_id, PendingCall { token: token.clone(), reason: Arc::new(Mutex::new(String::new())) });
+        }
+        let timeout = std::time::Duration::from_millis(opt_ms(timeout_ms).unwrap_or(300_000));
+        let result = conn.authenticate(timeout, token).await;
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.remove(&flow_id);
+        }
+        result.map_err(to_napi)
     }
 
     /// Whether a server currently has a live session.

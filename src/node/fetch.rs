@@ -24,6 +24,8 @@ pub struct FetchRequest {
     pub body: Option<String>,
     /// The user operation this request serves (a tool call id), for its request context.
     pub context: Option<u32>,
+    /// `'follow'` or `'manual'` (the fetch `redirect` option).
+    pub redirect: String,
 }
 
 #[napi_derive::napi(object)]
@@ -95,6 +97,7 @@ impl HttpBackend for JsFetchBackend {
                 headers: request.headers.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect(),
                 body: request.body.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()),
                 context: request.context,
+                redirect: if request.follow_redirects { "follow" } else { "manual" }.to_string(),
             };
             let promise = js.fetch.call_async_catch(req).await.map_err(|e| NetError::Fetch(e.reason.clone()))?;
             let response = promise.await.map_err(|e| NetError::Fetch(e.reason.clone()))?;

@@ -4,6 +4,7 @@
 mod callbacks;
 mod client;
 mod fetch;
+mod oauth;
 
 use std::sync::OnceLock;
 

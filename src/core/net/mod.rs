@@ -24,11 +24,13 @@ pub struct HttpRequest {
     /// Opaque id of the user operation this request serves (a tool call's request context),
     /// handed to a JS `fetch` as its third argument.
     pub context: Option<u32>,
+    /// Follow redirects (under the policy); `false` returns a 3xx response as it is.
+    pub follow_redirects: bool,
 }
 
 impl HttpRequest {
     pub fn new(method: &str, url: url::Url) -> Self {
-        HttpRequest { method: method.to_string(), url, headers: Vec::new(), body: None, context: None }
+        HttpRequest { method: method.to_string(), url, headers: Vec::new(), body: None, context: None, follow_redirects: true }
     }
 
     pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {

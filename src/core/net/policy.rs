@@ -92,6 +92,14 @@ impl NetClient {
         NetClient { backend, policy, default_headers: Arc::new(default_headers) }
     }
 
+    /// A copy that also sends `name: value` on every request.
+    pub fn with_header(&self, name: &str, value: String) -> NetClient {
+        let mut headers: Vec<(String, String)> =
+            self.default_headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case(name)).cloned().collect();
+        headers.push((name.to_string(), value));
+        NetClient { backend: self.backend.clone(), policy: self.policy.clone(), default_headers: Arc::new(headers) }
+    }
+
     pub fn policy(&self) -> &HostPolicy {
         &self.policy
     }
@@ -104,6 +112,9 @@ impl NetClient {
             }
         }
         self.policy.check(&request.url, BlockedBecause::NotSent)?;
+        if !request.follow_redirects {
+            return self.backend.send(request).await;
+        }
         if self.backend.follows_redirects() {
             let response = self.backend.send(request).await?;
             if let Some(final_url) = &response.url {

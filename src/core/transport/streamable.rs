@@ -30,16 +30,16 @@ pub struct FetchContext(pub u32);
 /// Our `StreamableHttpClient`: one per session.
 #[derive(Clone)]
 pub struct McpHttp {
-    net: NetClient,
+    pub net: NetClient,
     /// The session id the server assigned (for `sessionIds`).
     pub session: Arc<Mutex<Option<String>>>,
 }
 
-pub type StreamableTransport = StreamableHttpClientTransport<McpHttp>;
-
-pub fn transport(url: &url::Url, net: NetClient, session: Arc<Mutex<Option<String>>>) -> StreamableTransport {
+/// rmcp's Streamable HTTP transport over `client` (our `McpHttp`, possibly wrapped in rmcp's
+/// OAuth `AuthClient`).
+pub fn transport<C: StreamableHttpClient>(url: &url::Url, client: C) -> StreamableHttpClientTransport<C> {
     let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-    StreamableHttpClientTransport::with_client(McpHttp { net, session }, config)
+    StreamableHttpClientTransport::with_client(client, config)
 }
 
 fn context_of(message: &ClientJsonRpcMessage) -> Option<u32> {

@@ -1,0 +1,196 @@
+'use strict';
+// The documented OAuth API of @mastra/mcp: the provider (where tokens and the client identity
+// are stored, and how the user is sent to the browser), its storage, and the loopback callback
+// server. The OAuth protocol itself (discovery, registration, PKCE, exchange, refresh, the
+// callback server) runs in the Rust core.
+const { randomUUID } = require('node:crypto');
+const { NativeCallbackServer, getCallbackUrlCandidates: nativeCandidates } = require('../binding.js');
+
+class UnauthorizedError extends Error {
+  constructor(message = 'Unauthorized') {
+    super(message);
+    this.name = 'UnauthorizedError';
+  }
+}
+
+class InMemoryOAuthStorage {
+  #map = new Map();
+  set(key, value) {
+    this.#map.set(key, value);
+  }
+  get(key) {
+    return this.#map.get(key);
+  }
+  delete(key) {
+    this.#map.delete(key);
+  }
+  clear() {
+    this.#map.clear();
+  }
+}
+
+const KEYS = { tokens: 'tokens', client: 'client_info', verifier: 'code_verifier', discovery: 'discovery_state' };
+
+function parseJson(text) {
+  if (typeof text !== 'string') return text && typeof text === 'object' ? text : undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+class MCPOAuthClientProvider {
+  #redirectUrl;
+  #originalRedirectUrl;
+  #clientMetadata;
+  #preRegistered;
+  #clientInfo;
+  #storage;
+  #onRedirect;
+  #stateGenerator;
+  #pinnedState;
+
+  constructor({ redirectUrl, clientMetadata, clientInformation, clientMetadataUrl, storage, onRedirectToAuthorization, stateGenerator } = {}) {
+    if (!redirectUrl) throw new TypeError('MCPOAuthClientProvider requires a redirectUrl');
+    if (!clientMetadata) throw new TypeError('MCPOAuthClientProvider requires clientMetadata');
+    this.#redirectUrl = String(redirectUrl);
+    this.#originalRedirectUrl = this.#redirectUrl;
+    this.#clientMetadata = { ...clientMetadata };
+    this.#preRegistered = clientInformation;
+    this.clientMetadataUrl = clientMetadataUrl;
+    this.#storage = storage ?? new InMemoryOAuthStorage();
+    this.#onRedirect = onRedirectToAuthorization;
+    this.#stateGenerator = stateGenerator ?? (() => randomUUID());
+  }
+
+  get redirectUrl() {
+    return this.#redirectUrl;
+  }
+
+  get clientMetadata() {
+    return this.#clientMetadata;
+  }
+
+  state() {
+    return this.#pinnedState ?? this.#stateGenerator();
+  }
+
+  beginAuthorizationSession() {
+    this.#pinnedState = this.#stateGenerator();
+    return this.#pinnedState;
+  }
+
+  endAuthorizationSession() {
+    this.#pinnedState = undefined;
+    this.#redirectUrl = this.#originalRedirectUrl;
+    this.#clientMetadata = { ...this.#clientMetadata };
+  }
+
+  /** Called by `authenticate()` with the URL the callback server actually bound. */
+  applyResolvedRedirectUrl(url, registeredUris) {
+    this.#redirectUrl = String(url);
+    if (registeredUris) this.#clientMetadata = { ...this.#clientMetadata, redirect_uris: registeredUris.map(String) };
+  }
+
+  async clientInformation() {
+    if (this.#preRegistered) return this.#preRegistered;
+    if (this.#clientInfo) return this.#clientInfo;
+    this.#clientInfo = parseJson(await this.#storage.get(KEYS.client));
+    return this.#clientInfo;
+  }
+
+  async saveClientInformation(info) {
+    this.#clientInfo = info;
+    await this.#storage.set(KEYS.client, JSON.stringify(info));
+  }
+
+  async tokens() {
+    return parseJson(await this.#storage.get(KEYS.tokens));
+  }
+
+  async saveTokens(tokens) {
+    await this.#storage.set(KEYS.tokens, JSON.stringify(tokens));
+  }
+
+  async redirectToAuthorization(url) {
+    if (this.#onRedirect) await this.#onRedirect(url instanceof URL ? url : new URL(url));
+    else console.info(`Authorization required. Please visit: ${url}`);
+  }
+
+  async saveCodeVerifier(verifier) {
+    await this.#storage.set(KEYS.verifier, verifier);
+  }
+
+  async codeVerifier() {
+    const v = await this.#storage.get(KEYS.verifier);
+    if (!v) throw new Error('No code verifier found. Authorization flow may not have started properly.');
+    return v;
+  }
+
+  async discoveryState() {
+    return parseJson(await this.#storage.get(KEYS.discovery));
+  }
+
+  async saveDiscoveryState(state) {
+    await this.#storage.set(KEYS.discovery, JSON.stringify(state));
+  }
+
+  async invalidateCredentials(scope = 'all') {
+    const all = scope === 'all';
+    if (all || scope === 'tokens') await this.#storage.delete(KEYS.tokens);
+    if (all || scope === 'verifier') await this.#storage.delete(KEYS.verifier);
+    if (all || scope === 'discovery') await this.#storage.delete(KEYS.discovery);
+    if (all || scope === 'client') {
+      await this.#storage.delete(KEYS.client);
+      this.#clientInfo = undefined;
+      // A pre-registered client is configuration, not state: it stays (the anchor forgot it).
+    }
+  }
+
+  async clear() {
+    await this.invalidateCredentials('all');
+  }
+
+  /** True when an access token is stored and, if it says when it expires, has not expired. */
+  async hasValidTokens() {
+    const t = await this.tokens();
+    if (!t?.access_token) return false;
+    if (typeof t.expires_in === 'number' && typeof t.obtained_at === 'number') {
+      return t.obtained_at + t.expires_in > Date.now() / 1000;
+    }
+    return true;
+  }
+}
+
+function createSimpleTokenProvider(accessToken, { redirectUrl, clientMetadata, clientInformation, tokenType, refreshToken, expiresIn, scope } = {}) {
+  const storage = new InMemoryOAuthStorage();
+  const tokens = { access_token: accessToken, token_type: tokenType ?? 'Bearer', refresh_token: refreshToken, expires_in: expiresIn, scope };
+  if (expiresIn !== undefined) tokens.obtained_at = Math.floor(Date.now() / 1000);
+  storage.set(KEYS.tokens, JSON.stringify(tokens));
+  if (clientInformation) storage.set(KEYS.client, JSON.stringify(clientInformation));
+  return new MCPOAuthClientProvider({ redirectUrl, clientMetadata, clientInformation, storage });
+}
+
+function getCallbackUrlCandidates(redirectUrl) {
+  return nativeCandidates(String(redirectUrl)).map((u) => new URL(u));
+}
+
+async function createOAuthCallbackServer({ redirectUrl, state }) {
+  const server = await NativeCallbackServer.start(String(redirectUrl), String(state));
+  return {
+    url: new URL(server.url),
+    port: server.port,
+    waitForCode: (options = {}) => server.waitForCode(options.timeoutMs),
+    close: async () => server.close(),
+  };
+}
+
+module.exports = {
+  UnauthorizedError,
+  InMemoryOAuthStorage,
+  MCPOAuthClientProvider,
+  createSimpleTokenProvider,
+  createOAuthCallbackServer,
+  getCallbackUrlCandidates,
+};

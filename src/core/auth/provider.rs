@@ -1,0 +1,87 @@
+//! The port to the user's OAuth client provider (the MCP SDK's `OAuthClientProvider` shape:
+//! `tokens`, `saveTokens`, `clientInformation`, `saveClientInformation`, `saveCodeVerifier`,
+//! `redirectToAuthorization`, `invalidateCredentials`, plus its configuration). The node layer
+//! implements it over one ThreadsafeFunction; everything is JSON.
+
+use futures::future::BoxFuture;
+use serde_json::{json, Value};
+
+/// Calls one provider operation. `op` is the provider method name.
+pub trait AuthProvider: Send + Sync + 'static {
+    fn call(&self, op: &'static str, args: Value) -> BoxFuture<'static, Result<Value, String>>;
+}
+
+/// What the provider is configured with.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderConfig {
+    pub redirect_url: String,
+    pub client_metadata: Value,
+    pub client_metadata_url: Option<String>,
+}
+
+impl ProviderConfig {
+    pub fn client_name(&self) -> Option<String> {
+        self.client_metadata.get("client_name").and_then(Value::as_str).map(str::to_string)
+    }
+
+    /// Scopes the client asks for when the server does not say.
+    pub fn scopes(&self) -> Vec<String> {
+        self.client_metadata
+            .get("scope")
+            .and_then(Value::as_str)
+            .map(|s| s.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Typed helpers over `AuthProvider::call`.
+pub struct Provider<'a>(pub &'a dyn AuthProvider);
+
+fn nonnull(v: Value) -> Option<Value> {
+    (!v.is_null()).then_some(v)
+}
+
+impl Provider<'_> {
+    pub async fn config(&self) -> Result<ProviderConfig, String> {
+        let v = self.0.call("config", Value::Null).await?;
+        Ok(ProviderConfig {
+            redirect_url: v.get("redirectUrl").and_then(Value::as_str).unwrap_or_default().to_string(),
+            client_metadata: v.get("clientMetadata").cloned().unwrap_or(Value::Null),
+            client_metadata_url: v.get("clientMetadataUrl").and_then(Value::as_str).map(str::to_string),
+        })
+    }
+
+    pub async fn tokens(&self) -> Result<Option<Value>, String> {
+        self.0.call("tokens", Value::Null).await.map(nonnull)
+    }
+
+    pub async fn save_tokens(&self, tokens: Value) -> Result<(), String> {
+        self.0.call("saveTokens", tokens).await.map(drop)
+    }
+
+    pub async fn client_information(&self) -> Result<Option<Value>, String> {
+        self.0.call("clientInformation", Value::Null).await.map(nonnull)
+    }
+
+    pub async fn save_client_information(&self, info: Value) -> Result<(), String> {
+        self.0.call("saveClientInformation", info).await.map(drop)
+    }
+
+    pub async fn save_code_verifier(&self, verifier: &str) -> Result<(), String> {
+        self.0.call("saveCodeVerifier", json!(verifier)).await.map(drop)
+    }
+
+    pub async fn redirect_to_authorization(&self, url: &str) -> Result<(), String> {
+        self.0.call("redirectToAuthorization", json!(url)).await.map(drop)
+    }
+
+    pub async fn invalidate_credentials(&self, scope: &str) -> Result<(), String> {
+        self.0.call("invalidateCredentials", json!(scope)).await.map(drop)
+    }
+
+    /// Tells the provider which redirect URL the callback server actually bound (and every
+    /// candidate it could have bound), as `applyResolvedRedirectUrl` does.
+    pub async fn apply_resolved_redirect_url(&self, url: &str, candidates: &[String]) -> Result<(), String> {
+        self.0.call("applyResolvedRedirectUrl", json!({ "url": url, "candidates": candidates })).await.map(drop)
+    }
+}
