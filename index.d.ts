@@ -28,11 +28,10 @@
  * - `toMCPServerProxies()` is typed as returning `MCPClientServerProxy`
  *   instances (a subclass of `MCPServerBase`, as in the original runtime).
  *
- * Not yet implemented, so not declared (a compile error beats a runtime one):
- *   the OAuth runtime exports (MCPOAuthClientProvider, InMemoryOAuthStorage,
- *   createSimpleTokenProvider, createOAuthCallbackServer,
- *   getCallbackUrlCandidates, UnauthorizedError, the SDK auth helpers) and
- *   InternalMastraMCPClient. Their types remain declared.
+ * Not declared (a compile error beats a runtime one): the MCP SDK's OAuth
+ *   helper functions that @mastra/mcp re-exports (auth, discover*, startAuthorization,
+ *   exchangeAuthorization, refreshAuthorization, registerClient, ...) — the OAuth
+ *   protocol runs in the Rust core here — and InternalMastraMCPClient.
  *
  * Server-side exports of @mastra/mcp 1.18.0 that are intentionally NOT declared
  * here (this package implements the client only):
@@ -1246,7 +1245,8 @@ export interface MCPClientServerProxyToolInfo {
 export declare class MCPClientServerProxy extends MCPServerBase {
   constructor(
     config: { name: string; version?: string; id?: string; description?: string },
-    clientGetter: () => Promise<InternalMastraMCPClient>,
+    client: MCPClient,
+    serverName?: string,
   );
   convertTools(
     _tools: ToolsInput,
@@ -1358,8 +1358,8 @@ export interface OAuthCallbackServer {
 // OAuth flow helpers
 //
 // @mastra/mcp 1.18 re-exports these from the MCP SDK, so user code may import
-// them from '@mastra/mcp'. The runtime entry points of this package must
-// export values with these names for the declarations to be truthful.
+// them from '@mastra/mcp'. This package runs OAuth in its Rust core and does not
+// export those functions; only the types that its own API uses remain here.
 // ===========================================================================
 
 
@@ -1381,43 +1381,66 @@ export interface AuthOptions {
   skipIssuerMetadataValidation?: boolean;
 }
 
+// ---------------------------------------------------------------------------
+// OAuth runtime exports
+// ---------------------------------------------------------------------------
 
+/** Process-local {@link OAuthStorage}; contents are lost on exit. */
+export declare class InMemoryOAuthStorage implements OAuthStorage {
+  set(key: string, value: string): void;
+  get(key: string): string | undefined;
+  delete(key: string): void;
+  /** Removes every entry. */
+  clear(): void;
+}
 
+/**
+ * Ready-made {@link OAuthClientProvider}: dynamic client registration, PKCE,
+ * token storage and refresh. Use one instance per server.
+ */
+export declare class MCPOAuthClientProvider implements OAuthClientProvider {
+  constructor(options: MCPOAuthClientProviderOptions);
+  get redirectUrl(): string | URL;
+  get clientMetadata(): OAuthClientMetadata;
+  /** OAuth `state`; returns the pinned value while an authorization session is active. */
+  state(): Promise<string>;
+  /** Pins (and returns) the `state` for the next authorization request. */
+  beginAuthorizationSession(): Promise<string>;
+  /** Clears the pinned state and restores the configured redirect URL. */
+  endAuthorizationSession(): void;
+  /** Points the provider at the callback URL actually bound (see {@link getCallbackUrlCandidates}). */
+  applyResolvedRedirectUrl(redirectUrl: string | URL, registeredRedirectUris: (string | URL)[]): void;
+  clientInformation(): Promise<OAuthClientInformation | undefined>;
+  saveClientInformation(clientInformation: OAuthClientInformationFull): Promise<void>;
+  tokens(): Promise<OAuthTokens | undefined>;
+  saveTokens(tokens: OAuthTokens): Promise<void>;
+  redirectToAuthorization(authorizationUrl: URL): Promise<void>;
+  saveCodeVerifier(codeVerifier: string): Promise<void>;
+  codeVerifier(): Promise<string>;
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier'): Promise<void>;
+  /** Removes everything this provider stored. */
+  clear(): Promise<void>;
+  /** Whether unexpired tokens are stored. */
+  hasValidTokens(): Promise<boolean>;
+}
 
+/** Provider that always presents an already-obtained access token (tests, static tokens). */
+export declare function createSimpleTokenProvider(
+  accessToken: string,
+  options: SimpleTokenProviderOptions,
+): OAuthClientProvider;
 
+/**
+ * The redirect URL followed by the fallback-port variants
+ * {@link createOAuthCallbackServer} may bind. Register all of them as
+ * `redirect_uris`.
+ */
+export declare function getCallbackUrlCandidates(redirectUrl: string | URL): URL[];
 
-    clientInformation: OAuthClientInformationMixed;
-    redirectUrl: string | URL;
-    scope?: string;
-    state?: string;
-    resource?: URL;
-  },
-): Promise<{ authorizationUrl: URL; codeVerifier: string }>;
+/** Starts a one-shot loopback HTTP server that captures the OAuth authorization code. */
+export declare function createOAuthCallbackServer(options: OAuthCallbackServerOptions): Promise<OAuthCallbackServer>;
 
-    clientInformation: OAuthClientInformationMixed;
-    authorizationCode: string;
-    iss?: string;
-    codeVerifier: string;
-    redirectUri: string | URL;
-    resource?: URL;
-    addClientAuthentication?: AddClientAuthentication;
-    fetchFn?: FetchLike;
-  },
-): Promise<OAuthTokens>;
-
-    clientInformation: OAuthClientInformationMixed;
-    refreshToken: string;
-    resource?: URL;
-    addClientAuthentication?: AddClientAuthentication;
-    fetchFn?: FetchLike;
-  },
-): Promise<OAuthTokens>;
-
-    clientMetadata: OAuthClientMetadata;
-    scope?: string;
-    fetchFn?: FetchLike;
-  },
-): Promise<OAuthClientInformationFull>;
-
-
-
+/** Thrown when a server rejects the client as unauthorized (HTTP 401). */
+export declare class UnauthorizedError extends Error {
+  constructor(message?: string);
+}
