@@ -23,7 +23,7 @@ use super::transport::streamable::FetchContext;
 use rmcp::model::GetExtensions;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use super::auth::callback::{candidates as callback_candidates, CallbackServer};
-use super::auth::OAuthSession;
+use super::auth::{OAuthSession, Refusal};
 use super::open::{error_and_causes, net_error, open_session, Remote};
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
@@ -320,11 +320,13 @@ impl Connection {
         match self.send_once(method, params.clone(), &options).await {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
-                // The token was rejected even after a refresh: start a new authorization.
+                // The token was rejected even after a refresh, or more scope is needed.
                 if let Some(session) = self.oauth() {
-                    if let Err(begin) = session.begin(e.auth_challenge.as_deref()).await {
-                        self.shared.diagnostic("error", format!("OAuth authorization could not start: {begin:?}"));
-                    }
+                    session.refused(if e.http_status == Some(403) {
+                        Refusal::InsufficientScope(e.auth_challenge.clone().unwrap_or_default())
+                    } else {
+                        Refusal::Unauthorized(e.auth_challenge.clone())
+                    });
                 }
                 Err(e)
             }
@@ -378,6 +380,9 @@ impl Connection {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
+        // A callback for an earlier authorization (a link the user opened before) must not
+        // complete this one.
+        session.clear_pending();
         let server = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
         let outcome = async {
             let bound = server.url.to_string();
@@ -394,11 +399,17 @@ impl Connection {
             if !registered_here {
                 session.provider().invalidate_credentials("client").await.map_err(failed)?;
             }
-            self.disconnect().await;
-            match self.ensure_connected().await {
-                Ok(_) => return Ok(()),
-                Err(e) if e.kind == ErrorKind::AuthRequired => {}
-                Err(e) => return Err(e),
+            if let Some(refusal) = session.take_refusal() {
+                // A request (not the connect) was refused: authorize again, now that the
+                // callback server listens.
+                session.retry_refusal(refusal).await.map_err(|e| failed(format!("{e:?}")))?;
+            } else {
+                self.disconnect().await;
+                match self.ensure_connected().await {
+                    Ok(_) => return Ok(()),
+                    Err(e) if e.kind == ErrorKind::AuthRequired => {}
+                    Err(e) => return Err(e),
+                }
             }
             if session.pending_state().is_none() {
                 return Err(failed("the server did not start an authorization".into()));
@@ -500,6 +511,16 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
         ),
         ServiceError::TransportSend(ref dynamic) => {
             let inner: &(dyn std::error::Error + Send + Sync + 'static) = dynamic.error.as_ref();
+            if let Some(StreamableHttpError::InsufficientScope(challenge)) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                let mut err = McpError::new(
+                    ErrorKind::AuthRequired,
+                    server,
+                    format!("UnauthorizedError: {method} on server {server} needs more scope (HTTP 403 insufficient_scope); authorization is required"),
+                );
+                err.http_status = Some(403);
+                err.auth_challenge = Some(challenge.www_authenticate_header.clone());
+                return err;
+            }
             if let Some(StreamableHttpError::AuthRequired(challenge)) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
                 let mut err = McpError::new(
                     ErrorKind::AuthRequired,

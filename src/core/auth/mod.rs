@@ -11,4 +11,4 @@ pub mod session;
 pub mod store;
 
 pub use provider::{AuthProvider, ProviderConfig};
-pub use session::{AuthState, BeginError, OAuthSession};
+pub use session::{AuthState, BeginError, OAuthSession, Refusal};

@@ -11,7 +11,7 @@ use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    AuthRequiredError, InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
     StreamableHttpPostResponse,
 };
 use rmcp::transport::StreamableHttpClientTransport;
@@ -102,7 +102,31 @@ async fn status_error(response: HttpResponse) -> StreamableHttpError<NetError> {
             return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge.to_string()));
         }
     }
+    if status == 403 {
+        if let Some(challenge) = response.header("www-authenticate").filter(|c| c.contains("insufficient_scope")) {
+            let scope = challenge_param(challenge, "scope");
+            return StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge.to_string(), scope));
+        }
+    }
     StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
+}
+
+/// A `key="value"` (or bare `key=value`) parameter of a `WWW-Authenticate` challenge.
+pub fn challenge_param(challenge: &str, key: &str) -> Option<String> {
+    let needle = format!("{key}=");
+    let mut rest = challenge;
+    while let Some(i) = rest.find(&needle) {
+        let boundary = i == 0 || matches!(rest.as_bytes()[i - 1], b' ' | b',');
+        let value = &rest[i + needle.len()..];
+        if boundary {
+            return Some(match value.strip_prefix('"') {
+                Some(quoted) => quoted.split('"').next().unwrap_or_default().to_string(),
+                None => value.split([',', ' ']).next().unwrap_or_default().to_string(),
+            });
+        }
+        rest = value;
+    }
+    None
 }
 
 fn sse_events(response: HttpResponse) -> BoxStream<'static, Result<Sse, SseError>> {
@@ -122,12 +146,15 @@ impl StreamableHttpClient for McpHttp {
     ) -> HttpResult<StreamableHttpPostResponse> {
         let mut req = self.request("POST", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.context = context_of(&message);
+        // Only requests get an answer; whatever a server sends back for a notification or a
+        // response (some answer 200 with a body instead of 202) is acknowledged.
+        let expects_answer = matches!(message, JsonRpcMessage::Request(_));
         req.set_header("accept", "application/json, text/event-stream");
         req.set_header("content-type", "application/json");
         req.body = Some(Bytes::from(serde_json::to_vec(&message)?));
         let response = self.send(req).await?;
         let status = response.status;
-        if status == 202 || status == 204 {
+        if status == 202 || status == 204 || (!expects_answer && (200..300).contains(&status)) {
             return Ok(StreamableHttpPostResponse::Accepted);
         }
         if status == 404 && session_id.is_some() {
@@ -200,5 +227,19 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
         }
         Ok(sse_events(response))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::challenge_param;
+
+    #[test]
+    fn challenge_parameters_are_read_quoted_or_bare() {
+        let c = r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="http://h/x""#;
+        assert_eq!(challenge_param(c, "scope").as_deref(), Some("mcp:read mcp:write"));
+        assert_eq!(challenge_param(c, "error").as_deref(), Some("insufficient_scope"));
+        assert_eq!(challenge_param("Bearer scope=a", "scope").as_deref(), Some("a"));
+        assert_eq!(challenge_param(c, "missing"), None);
     }
 }
