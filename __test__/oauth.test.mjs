@@ -211,3 +211,65 @@ test('oauth: callback server helpers', async () => {
     busy.close();
   }
 });
+
+test('oauth: the custom fetch carries OAuth traffic; a token endpoint answering HTML or 500 fails clearly and stores nothing', async () => {
+  for (const [status, body, type] of [
+    [500, 'upstream exploded', 'text/plain'],
+    [200, '<html><body>login page</body></html>', 'text/html'],
+  ]) {
+    const port = await freePort();
+    const oauthCalls = [];
+    const { provider } = browserProvider({ port });
+    const c = client(provider, {
+      fetch: async (url, init) => {
+        const u = new URL(url);
+        if (u.origin === as.issuer) oauthCalls.push(`${init.method ?? 'GET'} ${u.pathname}`);
+        if (u.origin === as.issuer && u.pathname.startsWith('/token')) return new Response(body, { status, headers: { 'content-type': type } });
+        return fetch(url, init);
+      },
+    });
+    await assert.rejects(c.authenticate('p', { timeoutMs: 20000 }), (e) => {
+      assert.match(e.message, /token exchange failed/i);
+      return true;
+    });
+    assert.ok(oauthCalls.some((x) => x.includes('/.well-known/')), 'discovery went through the custom fetch');
+    assert.ok(oauthCalls.some((x) => x.startsWith('POST /token')), 'the token request went through the custom fetch');
+    assert.equal(await provider.tokens(), undefined, 'nothing stored');
+  }
+});
+
+test('oauth: a registration refusal is a clear error naming the server', async () => {
+  const closed = await startAuthorizationServer({
+    configure: (config) => {
+      config.features.registration = { enabled: false };
+    },
+  });
+  const server = await startProtectedMcpServer({ authorizationServer: closed });
+  try {
+    const port = await freePort();
+    const { provider, seen } = browserProvider({ port });
+    const c = new MCPClient({ id: `oauth-${n++}`, servers: { closed: { url: server.url, authProvider: provider } } });
+    clients.push(c);
+    const r = await c.listToolsWithErrors();
+    assert.match(r.errors.closed, /^Failed to connect to MCP server closed: UnauthorizedError: authorization could not start: .*regist/i);
+    assert.equal(seen.length, 0, 'no redirect without a client identity');
+    assert.equal(c.getServerAuthState('closed'), 'needs-auth');
+  } finally {
+    await server.close();
+    await closed.close();
+  }
+});
+
+test('oauth: createSimpleTokenProvider connects with a token obtained elsewhere', async () => {
+  const port = await freePort();
+  const { provider } = browserProvider({ port });
+  const first = client(provider);
+  await first.authenticate('p', { timeoutMs: 20000 });
+  const { access_token } = await provider.tokens();
+  const { createSimpleTokenProvider } = await import('../index.mjs');
+  const simple = createSimpleTokenProvider(access_token, { redirectUrl: `http://127.0.0.1:${port}/cb`, clientMetadata: { redirect_uris: [] } });
+  const c = client(simple);
+  const tools = await c.listTools();
+  assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+  assert.equal(c.getServerAuthState('p'), 'authorized');
+});
