@@ -511,24 +511,19 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
         ),
         ServiceError::TransportSend(ref dynamic) => {
             let inner: &(dyn std::error::Error + Send + Sync + 'static) = dynamic.error.as_ref();
-            if let Some(StreamableHttpError::InsufficientScope(challenge)) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
+            let refusal = match inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                Some(StreamableHttpError::InsufficientScope(c)) => Some((403, "needs more scope", &c.www_authenticate_header)),
+                Some(StreamableHttpError::AuthRequired(c)) => Some((401, "was refused", &c.www_authenticate_header)),
+                _ => None,
+            };
+            if let Some((status, what, challenge)) = refusal {
                 let mut err = McpError::new(
                     ErrorKind::AuthRequired,
                     server,
-                    format!("UnauthorizedError: {method} on server {server} needs more scope (HTTP 403 insufficient_scope); authorization is required"),
+                    format!("UnauthorizedError: {method} on server {server} {what} (HTTP {status}); authorization is required"),
                 );
-                err.http_status = Some(403);
-                err.auth_challenge = Some(challenge.www_authenticate_header.clone());
-                return err;
-            }
-            if let Some(StreamableHttpError::AuthRequired(challenge)) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
-                let mut err = McpError::new(
-                    ErrorKind::AuthRequired,
-                    server,
-                    format!("UnauthorizedError: {method} was refused by server {server} (HTTP 401); authorization is required"),
-                );
-                err.http_status = Some(401);
-                err.auth_challenge = Some(challenge.www_authenticate_header.clone());
+                err.http_status = Some(status);
+                err.auth_challenge = Some(challenge.clone());
                 return err;
             }
             let net = inner

@@ -51,13 +51,12 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 pub struct CallbackServer {
     pub url: url::Url,
     pub port: u16,
-    expected_state: Arc<Mutex<Option<String>>>,
     outcome: watch::Receiver<Outcome>,
     shutdown: CancellationToken,
 }
 
 impl CallbackServer {
-    /// Binds and starts serving. `state` may be set now or later with `expect_state`.
+    /// Binds and starts serving; a valid callback must carry `state`.
     pub async fn start(redirect_url: &url::Url, state: Option<String>) -> Result<CallbackServer, String> {
         Self::start_with_state_cell(redirect_url, Arc::new(Mutex::new(state))).await
     }
@@ -89,14 +88,7 @@ impl CallbackServer {
         let shutdown = CancellationToken::new();
         let path = url.path().to_string();
         tokio::spawn(serve(listener, path, expected_state.clone(), tx, shutdown.clone()));
-        Ok(CallbackServer { url, port, expected_state, outcome: rx, shutdown })
-    }
-
-    /// Sets the `state` a valid callback must carry.
-    pub fn expect_state(&self, state: String) {
-        if let Ok(mut s) = self.expected_state.lock() {
-            *s = Some(state);
-        }
+        Ok(CallbackServer { url, port, outcome: rx, shutdown })
     }
 
     /// Waits for the callback, at most `timeout`.
