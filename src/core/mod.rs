@@ -1,6 +1,7 @@
 //! The napi-free MCP client core: configuration, connections, transports and events.
 
 pub mod auth;
+mod authenticate;
 pub mod config;
 pub mod connection;
 pub mod env;

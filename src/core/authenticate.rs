@@ -1,0 +1,105 @@
+//! `authenticate()`: the interactive OAuth flow of one server, on top of its connection.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::auth::callback::{candidates as callback_candidates, CallbackServer};
+use super::connection::Connection;
+use super::error::{ErrorKind, McpError, Result};
+
+impl Connection {
+    /// Runs the interactive OAuth flow: a loopback callback server on the provider's redirect
+    /// URL (or the next free port), a connect that triggers `redirectToAuthorization` when no
+    /// valid tokens exist, the wait for the browser's callback (bounded by `timeout`), the token
+    /// exchange, and the final connect. Stored valid tokens finish without a browser step.
+    pub async fn authenticate(&self, timeout: Duration, cancel: CancellationToken) -> Result<()> {
+        let name = self.name().to_string();
+        let session = self.oauth().cloned().ok_or_else(|| {
+            McpError::new(
+                ErrorKind::InvalidState,
+                &name,
+                format!("Cannot authenticate MCP server {name}: it is not configured with an MCPOAuthClientProvider."),
+            )
+        })?;
+        let failed = |message: String| McpError::new(ErrorKind::AuthFailed, &name, message);
+        let config = session.provider().config().await.map_err(failed)?;
+        let redirect = url::Url::parse(&config.redirect_url)
+            .ok()
+            .filter(|u| u.scheme() == "http" && is_loopback_host(u))
+            .ok_or_else(|| {
+                let origin = url::Url::parse(&config.redirect_url)
+                    .map(|u| u.origin().ascii_serialization())
+                    .unwrap_or_else(|_| config.redirect_url.clone());
+                McpError::new(
+                    ErrorKind::InvalidState,
+                    &name,
+                    format!("Cannot authenticate MCP server {name}: the provider's redirect URL must be a loopback address, got {origin}."),
+                )
+            })?;
+        let cancelled = || McpError::new(ErrorKind::Aborted, &name, format!("Authentication for MCP server {name} was cancelled."));
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
+        // A callback for an earlier authorization (a link the user opened before) must not
+        // complete this one.
+        session.clear_pending();
+        let server = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
+        let outcome = async {
+            let bound = server.url.to_string();
+            let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
+            session.set_redirect_override(Some(bound.clone()));
+            session.provider().apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
+            // A stored client registered for another redirect URL cannot be used with this one.
+            let stored = session.provider().client_information().await.map_err(failed)?;
+            let registered_here = stored
+                .as_ref()
+                .and_then(|c| c.get("redirect_uris"))
+                .and_then(Value::as_array)
+                .is_none_or(|uris| uris.iter().any(|u| u.as_str() == Some(bound.as_str())));
+            if !registered_here {
+                session.provider().invalidate_credentials("client").await.map_err(failed)?;
+            }
+            if let Some(refusal) = session.take_refusal() {
+                // A request (not the connect) was refused: authorize again, now that the
+                // callback server listens.
+                session.retry_refusal(refusal).await.map_err(|e| failed(format!("{e:?}")))?;
+            } else {
+                self.disconnect().await;
+                match self.ensure_connected().await {
+                    Ok(_) => return Ok(()),
+                    Err(e) if e.kind == ErrorKind::AuthRequired => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if session.pending_state().is_none() {
+                return Err(failed("the server did not start an authorization".into()));
+            }
+            let callback = tokio::select! {
+                r = server.wait_for_code(timeout) => r.map_err(failed)?,
+                _ = cancel.cancelled() => {
+                    return Err(McpError::new(ErrorKind::Aborted, &name, "OAuth callback server closed before receiving an authorization code"));
+                }
+            };
+            session.finish(&callback).await.map_err(failed)?;
+            self.disconnect().await;
+            self.ensure_connected().await.map(|_| ())
+        }
+        .await;
+        server.close();
+        session.set_redirect_override(None);
+        outcome
+    }
+
+}
+
+/// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
+fn is_loopback_host(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
