@@ -268,6 +268,20 @@ fn classify(name: &str, e: &ClientInitializeError) -> Failure {
             if let Some(net) = inner.downcast_ref::<NetError>() {
                 return net_failure(name, net);
             }
+            if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+                if matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset) {
+                    // A stdio server that exits at once closes its stdin before we write to it.
+                    return Failure {
+                        error: McpError::new(
+                            ErrorKind::ConnectFailed,
+                            name,
+                            format!("Connection closed before the server completed the initialize handshake (the server exited: {io})"),
+                        ),
+                        falls_back: true,
+                        auth: None,
+                    };
+                }
+            }
             Failure {
                 error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(inner))),
                 falls_back: true,
