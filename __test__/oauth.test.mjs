@@ -110,11 +110,15 @@ test('oauth: needs-auth → authenticate → authorized → refresh after expiry
   assert.ok(mcp.state.tokensSeen.some((t) => !tokensBefore.has(t)), 'a new access token was used');
 
   const redirectsBefore = seen.length;
+  assert.ok((await provider.discoveryState())?.authorizationServerMetadata?.token_endpoint, 'discovery was saved');
+  const discoveryRequests = () => as.requests.filter((r) => r.path.startsWith('/.well-known/')).length;
+  const discoveryBefore = discoveryRequests();
   const second = client(new MCPOAuthClientProvider({ redirectUrl: provider.redirectUrl, clientMetadata: provider.clientMetadata, storage }));
   const reused = await second.listTools();
   assert.equal((await reused.p_whoami.execute({}, {})).sub, 'alice');
   assert.equal(second.getServerAuthState('p'), 'authorized');
   assert.equal(seen.length, redirectsBefore, 'no browser step with stored tokens');
+  assert.equal(discoveryRequests(), discoveryBefore, 'the saved discovery state was used');
 });
 
 test('oauth: a confidential pre-registered client authenticates with client_secret_basic', async () => {

@@ -26,6 +26,7 @@ async function callProvider(provider, { op, args }) {
       };
     case 'tokens':
     case 'clientInformation':
+    case 'discoveryState':
       return (await provider[op]?.()) ?? null;
     case 'redirectToAuthorization':
       await provider.redirectToAuthorization(new URL(args));
@@ -36,6 +37,7 @@ async function callProvider(provider, { op, args }) {
     case 'saveTokens':
     case 'saveClientInformation':
     case 'saveCodeVerifier':
+    case 'saveDiscoveryState':
     case 'invalidateCredentials':
       await provider[op]?.(args);
       return null;

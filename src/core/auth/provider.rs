@@ -79,6 +79,15 @@ impl Provider<'_> {
         self.0.call("invalidateCredentials", json!(scope)).await.map(drop)
     }
 
+    /// The saved discovery state (`OAuthDiscoveryState`), if any.
+    pub async fn discovery_state(&self) -> Result<Option<Value>, String> {
+        self.0.call("discoveryState", Value::Null).await.map(nonnull)
+    }
+
+    pub async fn save_discovery_state(&self, state: Value) -> Result<(), String> {
+        self.0.call("saveDiscoveryState", state).await.map(drop)
+    }
+
     /// Tells the provider which redirect URL the callback server actually bound (and every
     /// candidate it could have bound), as `applyResolvedRedirectUrl` does.
     pub async fn apply_resolved_redirect_url(&self, url: &str, candidates: &[String]) -> Result<(), String> {

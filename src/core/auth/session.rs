@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex as StdMutex};
 
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession, InMemoryStateStore,
+    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession, InMemoryStateStore,
     OAuthClientConfig, StateStore,
 };
 use serde_json::{json, Value};
@@ -152,6 +152,11 @@ impl OAuthSession {
         self.manager
             .get_or_try_init(|| async {
                 let mut manager = self.new_manager().await?;
+                // Saved discovery spares the metadata requests (and works while the
+                // authorization server's discovery endpoints are unreachable).
+                if let Some(metadata) = self.saved_metadata().await {
+                    manager.set_metadata(metadata);
+                }
                 match manager.initialize_from_store().await {
                     Ok(true) => {
                         if let Err(e) = self.configure_stored_client(&mut manager).await {
@@ -166,6 +171,23 @@ impl OAuthSession {
             })
             .await
             .cloned()
+    }
+
+    async fn saved_metadata(&self) -> Option<AuthorizationMetadata> {
+        let state = self.provider().discovery_state().await.ok().flatten()?;
+        serde_json::from_value(state.get("authorizationServerMetadata")?.clone()).ok()
+    }
+
+    /// Saves discovery in the SDK's `OAuthDiscoveryState` shape.
+    async fn save_metadata(&self, metadata: &AuthorizationMetadata) {
+        let Ok(value) = serde_json::to_value(metadata) else { return };
+        let state = json!({
+            "authorizationServerUrl": metadata.issuer.clone().unwrap_or_else(|| metadata.authorization_endpoint.clone()),
+            "authorizationServerMetadata": value,
+        });
+        if let Err(e) = self.provider().save_discovery_state(state).await {
+            tracing::warn!(server = %self.server, "could not save OAuth discovery state: {e}");
+        }
     }
 
     async fn configure_stored_client(&self, manager: &mut AuthorizationManager) -> Result<(), String> {
@@ -228,7 +250,10 @@ impl OAuthSession {
         let placeholder = self.new_manager().await?;
         let mut manager = std::mem::replace(&mut *guard, placeholder);
         match manager.resolve_metadata_from_challenge(challenge).await {
-            Ok(resolution) => manager.set_metadata(resolution.metadata),
+            Ok(resolution) => {
+                self.save_metadata(&resolution.metadata).await;
+                manager.set_metadata(resolution.metadata);
+            }
             Err(e) => {
                 *guard = manager;
                 return Err(BeginError::Failed(format!("OAuth discovery failed: {e}")));
