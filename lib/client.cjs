@@ -1,7 +1,6 @@
 'use strict';
 // MCPClient: the public class. It adapts the native client to Mastra's object model (MastraBase,
 // Tools, MastraError, handlers); connections, transports and protocol live in Rust.
-const { AsyncLocalStorage } = require('node:async_hooks');
 const { PassThrough } = require('node:stream');
 const { NativeClient, describeTool } = require('../binding.js');
 const { fromNative, nativeCall, errorDetailsOf, toPlainError } = require('./errors.cjs');
@@ -69,7 +68,6 @@ function createMCPClientClass(deps) {
     #handlers = new Map(); // `${kind}\u0000${server}` -> handler
     #stderr = new Map(); // server -> PassThrough
     #toolCache = new Map(); // server -> { epoch, entries, tools, session }
-    #context = new AsyncLocalStorage();
     #callContexts = new Map(); // tool call id -> RequestContext (for a custom fetch)
     #disconnecting;
     #authFlows = new Map(); // server -> { promise, flowId }
@@ -173,7 +171,7 @@ function createMCPClientClass(deps) {
               timestamp: new Date(),
               serverName: server,
               details,
-              requestContext: requestContext !== undefined ? requestContext : (this.#context.getStore() ?? null),
+              requestContext: requestContext ?? null,
             }),
           server,
           'logger',
@@ -261,11 +259,9 @@ function createMCPClientClass(deps) {
         def: this.#servers[server] ?? {},
         deps,
         coreTools,
-        logEvent: (level, message, details) => this.#log(server, level, message, details),
-        runWithContext: (callId, rc, fn) => {
-          this.#callContexts.set(callId, rc);
-          return this.#context.run(rc, fn).finally(() => this.#callContexts.delete(callId));
-        },
+        logEvent: (level, message, details, requestContext) => this.#log(server, level, message, details, requestContext),
+        // The request context reaches a custom fetch through the call id; no async context tracking.
+        callContexts: this.#servers[server]?.fetch || this.#servers[server]?.eventSourceInit?.fetch ? this.#callContexts : null,
       };
     }
 

@@ -1,18 +1,22 @@
 'use strict';
 // Builds Mastra tools from MCP tool descriptions. The native core has already fetched, paged and
 // cached the list and shapes every call result; this file only adapts to Mastra's Tool object.
-const { randomUUID } = require('node:crypto');
-const { nativeCall } = require('./errors.cjs');
+const { randomBytes } = require('node:crypto');
+const { fromNative } = require('./errors.cjs');
 const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-tool-content.cjs');
 
 let nextCallId = 1;
+// Progress tokens for calls without a runId: unique per process run, cheap to make per call.
+const tokenPrefix = randomBytes(6).toString('hex');
+let nextToken = 0;
+const nextProgressToken = () => `${tokenPrefix}-${(nextToken++).toString(36)}`;
 
 function rawSchema(schema) {
   return schema && typeof schema === 'object' && 'jsonSchema' in schema ? schema.jsonSchema : schema;
 }
 
 /**
- * @param ctx {{ native, server, def, deps, coreTools, logEvent, runWithContext }}
+ * @param ctx {{ native, server, def, deps, coreTools, logEvent, callContexts }}
  * @param entry {{ tool, stampedMeta?, strict? }} from the native `listTools`
  * @param session {{ serverVersion?, instructions?, connectFirst? }}
  */
@@ -43,30 +47,35 @@ function buildTool(ctx, entry, session) {
     const signal = context?.abortSignal;
     if (signal?.aborted) throw abortError(signal);
     const callId = nextCallId++ >>> 0;
-    const onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
-    signal?.addEventListener?.('abort', onAbort, { once: true });
-    const progressToken = enableProgressTracking ? context?.runId || randomUUID() : undefined;
+    let onAbort;
+    if (signal) {
+      onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const progressToken = enableProgressTracking ? context?.runId || nextProgressToken() : undefined;
     const userMeta = context?._meta;
     const requestMeta =
       userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
+    const requestContext = context?.requestContext ?? null;
+    const callContexts = ctx.callContexts;
+    if (callContexts) callContexts.set(callId, requestContext);
+    ctx.logEvent('debug', `Executing tool: ${tool.name}`, { toolArgs: input, runId: context?.runId }, requestContext);
+    let shaped;
     try {
-      ctx.logEvent('debug', `Executing tool: ${tool.name}`, { toolArgs: input, runId: context?.runId });
-      const shaped = await ctx.runWithContext(callId, context?.requestContext ?? null, () =>
-        nativeCall(native.callTool(server, tool.name, input ?? {}, { meta: requestMeta, progressToken, callId })),
-      ).catch((err) => {
-        throw policyError(err) ?? err;
-      });
-      return await shapeForMastra(shaped);
-    } catch (err) {
-      const inBand = err?.id === 'MCP_CLIENT_TOOL_EXECUTION_FAILED';
-      ctx.logEvent(inBand ? 'debug' : 'error', inBand ? `Tool reported an error: ${tool.name}` : `Error calling tool: ${tool.name}`, {
-        error: err?.message,
-        toolArgs: input,
-      });
+      shaped = await native.callTool(server, tool.name, input ?? {}, { meta: requestMeta, progressToken, callId });
+    } catch (raw) {
+      const plain = fromNative(raw);
+      const err = policyError(plain) ?? plain;
+      ctx.logEvent('error', `Error calling tool: ${tool.name}`, { error: err?.message, toolArgs: input }, requestContext);
       throw err;
     } finally {
-      signal?.removeEventListener?.('abort', onAbort);
+      if (callContexts) callContexts.delete(callId);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
+    if (shaped.kind === 'toolError') {
+      ctx.logEvent('debug', `Tool reported an error: ${tool.name}`, { error: shaped.text, toolArgs: input }, requestContext);
+    }
+    return shapeForMastra(shaped);
   };
 
   /** allowedHosts / redirect refusals surface as MastraErrors with the anchor's ids. */
@@ -78,7 +87,7 @@ function buildTool(ctx, entry, session) {
     );
   }
 
-  async function shapeForMastra(shaped) {
+  function shapeForMastra(shaped) {
     if (shaped.kind === 'toolError') {
       if (onToolError === 'return') return shaped.result;
       throw new MastraError({
