@@ -13,6 +13,20 @@ const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
 
 let nextFlowId = 0x40000000; // disjoint from tool call ids
 
+// Direct calls are settled through a weak callback, which does not keep Node's event loop
+// alive by itself: one shared timer, referenced only while any direct call is in flight, does.
+let directInFlight = 0;
+let keepAlive;
+function directCallStarted() {
+  if (directInFlight++ === 0) {
+    keepAlive ??= setInterval(() => {}, 2 ** 30);
+    keepAlive.ref();
+  }
+}
+function directCallSettled() {
+  if (--directInFlight === 0) keepAlive.unref();
+}
+
 /** Calls one method of a server's OAuth provider for the core. */
 async function callProvider(provider, { op, args }) {
   if (!provider) throw new Error('no OAuth provider is configured for this server');
@@ -69,6 +83,7 @@ function createMCPClientClass(deps) {
     #stderr = new Map(); // server -> PassThrough
     #toolCache = new Map(); // server -> { epoch, entries, tools, session }
     #callContexts = new Map(); // tool call id -> RequestContext (for a custom fetch)
+    #directCalls = new Map(); // tool call id -> { resolve, reject } of a call written by startCall
     #disconnecting;
     #authFlows = new Map(); // server -> { promise, flowId }
 
@@ -103,6 +118,7 @@ function createMCPClientClass(deps) {
         (bodyId) => fetchBridge.read(bodyId),
         (bodyId) => fetchBridge.cancel(bodyId),
         (request) => callProvider(args.servers[request.server]?.authProvider, request),
+        (done) => this.#onCallDone(done),
       );
       instances.set(id, this);
     }
@@ -148,6 +164,16 @@ function createMCPClientClass(deps) {
           if (h) this.#safely(() => h(), server, kind);
         }
       }
+    }
+
+    /** Settles a direct call (see `startCall`): `json` is the shaped result or the core's error. */
+    #onCallDone({ id, ok, json }) {
+      const pending = this.#directCalls.get(id);
+      if (!pending) return;
+      this.#directCalls.delete(id);
+      directCallSettled();
+      if (ok) pending.resolve(JSON.parse(json));
+      else pending.reject(new Error(json));
     }
 
     async #onElicitation(server, params) {
@@ -240,14 +266,29 @@ function createMCPClientClass(deps) {
       return out;
     }
 
+    /** Per-server tool listings; reused without a native round trip while every list is current. */
     async #toolEntries(options) {
-      const outcomes = await this.#native.listTools(undefined, options?.perServerTimeoutMs);
+      const reused = this.#currentToolEntries();
+      if (reused) return reused;
+      const outcomes = JSON.parse(await this.#native.listTools(undefined, options?.perServerTimeoutMs));
       for (const o of outcomes) {
         if (!o.ok) continue;
         const prev = this.#toolCache.get(o.server);
         if (!prev || prev.epoch !== o.value.epoch) {
           this.#toolCache.set(o.server, { epoch: o.value.epoch, session: o.value, tools: null });
         }
+      }
+      return outcomes;
+    }
+
+    #currentToolEntries() {
+      if (this.#toolCache.size === 0) return undefined;
+      const epochs = this.#native.currentToolEpochs();
+      const outcomes = [];
+      for (const [server, epoch] of Object.entries(epochs)) {
+        const cached = this.#toolCache.get(server);
+        if (epoch === null || !cached || cached.epoch !== epoch) return undefined;
+        outcomes.push({ server, ok: true, value: cached.session, durationMs: 0 });
       }
       return outcomes;
     }
@@ -260,6 +301,14 @@ function createMCPClientClass(deps) {
         deps,
         coreTools,
         logEvent: (level, message, details, requestContext) => this.#log(server, level, message, details, requestContext),
+        // A tools/call written from this thread when the server is ready, else the async path.
+        callTool: (name, input, argsJson, metaJson, options) => {
+          if (this.#native.startCall(server, name, argsJson, metaJson, options.callId)) {
+            directCallStarted();
+            return new Promise((resolve, reject) => this.#directCalls.set(options.callId, { resolve, reject }));
+          }
+          return this.#native.callTool(server, name, input, options).then(JSON.parse);
+        },
         // The request context reaches a custom fetch through the call id; no async context tracking.
         callContexts: this.#servers[server]?.fetch || this.#servers[server]?.eventSourceInit?.fetch ? this.#callContexts : null,
       };

@@ -16,7 +16,7 @@ function rawSchema(schema) {
 }
 
 /**
- * @param ctx {{ native, server, def, deps, coreTools, logEvent, callContexts }}
+ * @param ctx {{ native, server, def, deps, coreTools, logEvent, callContexts, callTool }}
  * @param entry {{ tool, stampedMeta?, strict? }} from the native `listTools`
  * @param session {{ serverVersion?, instructions?, connectFirst? }}
  */
@@ -62,7 +62,12 @@ function buildTool(ctx, entry, session) {
     ctx.logEvent('debug', `Executing tool: ${tool.name}`, { toolArgs: input, runId: context?.runId }, requestContext);
     let shaped;
     try {
-      shaped = await native.callTool(server, tool.name, input ?? {}, { meta: requestMeta, progressToken, callId });
+      const args = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
+      shaped = await ctx.callTool(tool.name, args, JSON.stringify(args), requestMeta ? JSON.stringify(requestMeta) : undefined, {
+        meta: requestMeta,
+        progressToken,
+        callId,
+      });
     } catch (raw) {
       const plain = fromNative(raw);
       const err = policyError(plain) ?? plain;

@@ -24,6 +24,7 @@ use rmcp::model::GetExtensions;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use super::auth::{OAuthSession, Refusal};
 use super::open::{error_and_causes, net_error, open_session, Remote};
+use super::transport::lane::{Lane, LaneError};
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
 const MAX_PAGES: usize = 1000;
@@ -38,6 +39,8 @@ pub struct Live {
     pub server_version: Option<String>,
     pub protocol_version: String,
     http_session: Option<Arc<Mutex<Option<String>>>>,
+    /// The request lane of a pipe (stdio) session: requests bypass rmcp's service loop.
+    lane: Option<Arc<Lane>>,
 }
 
 impl Live {
@@ -47,7 +50,7 @@ impl Live {
     }
 
     fn is_closed(&self) -> bool {
-        self.peer.is_transport_closed()
+        self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
     }
 
     async fn close(&self) {
@@ -176,6 +179,12 @@ impl Connection {
         }
     }
 
+    /// The request lane of the live session, without waiting: `None` when not connected (or
+    /// connecting), or when the transport has no lane. Callers then take the async path.
+    pub fn ready_lane(&self) -> Option<Arc<Lane>> {
+        self.try_current().and_then(|live| live.lane.clone())
+    }
+
     /// The live session without waiting: `None` when there is none or the state is busy.
     pub fn try_current(&self) -> Option<Arc<Live>> {
         match &*self.state.try_lock().ok()? {
@@ -255,6 +264,9 @@ impl Connection {
     async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
+        if let Some(lane) = live.lane.clone() {
+            return self.send_on_lane(&lane, method, params, options).await;
+        }
         let mut request: ClientRequest = serde_json::from_value(json!({ "method": method, "params": params }))
             .map_err(|e| {
                 RequestFailure::Failed(McpError::new(
@@ -311,6 +323,38 @@ impl Connection {
         }
         let result = outcome.map_err(RequestFailure::Failed)?;
         Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+    }
+
+    /// `send_once` over a pipe session's lane.
+    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
+        let name = self.name();
+        let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
+        if let (Some(meta), Some(object)) = (options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())), params.as_object_mut()) {
+            object.insert("_meta".into(), meta.clone());
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let id = lane.reserve_id();
+        lane.send(id, method, &params.to_string(), timeout_ms, Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }))
+        .map_err(|e| RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 })))?;
+        let cancel = options.cancel.clone().unwrap_or_default();
+        let outcome = tokio::select! {
+            r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: "the connection was closed".into() })),
+            _ = cancel.cancelled() => {
+                let reason = options
+                    .cancel_reason
+                    .as_ref()
+                    .and_then(|r| r.lock().ok().map(|s| s.clone()))
+                    .unwrap_or_else(|| "This operation was aborted".to_string());
+                lane.cancel(id, &reason);
+                Err(LaneError::Cancelled { reason })
+            }
+        };
+        let raw = outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))?;
+        serde_json::from_str(&raw).map_err(|e| {
+            RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: invalid result ({e})")))
+        })
     }
 
     /// Sends a request. If it provably never reached the server (the session was already gone),
@@ -401,6 +445,14 @@ impl Connection {
         Ok((epoch, tools))
     }
 
+    /// The epoch of the cached tool list if it is current and the session is live.
+    pub fn current_tools_epoch(&self) -> Option<u64> {
+        self.try_current()?;
+        let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
+        let cache = self.tools_cache.lock().ok()?;
+        cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+    }
+
     /// Instructions of the live session, if connected.
     pub async fn instructions(&self) -> Option<String> {
         self.current().await.and_then(|l| l.instructions.clone())
@@ -415,6 +467,24 @@ pub fn server_has(live: &Live, capability: &str) -> bool {
         .unwrap_or(true)
 }
 
+
+/// The user-facing error for a lane request that did not succeed.
+pub fn lane_error(server: &str, method: &str, e: LaneError) -> McpError {
+    match e {
+        LaneError::Rpc { code, message, data } => McpError::rpc(server, code, format!("MCP error {code}: {message}"), data),
+        LaneError::Timeout { after_ms } => McpError::new(
+            ErrorKind::Timeout,
+            server,
+            format!("Request timed out after {after_ms} ms ({method} on server {server})"),
+        ),
+        LaneError::Closed { detail } => McpError::new(
+            ErrorKind::TransportClosed,
+            server,
+            format!("Connection to MCP server {server} closed ({method}): {detail}"),
+        ),
+        LaneError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason),
+    }
+}
 
 fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -> McpError {
     match e {
@@ -487,6 +557,7 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         http_session: opened.http_session,
+        lane: opened.lane,
         peer,
         service: tokio::sync::Mutex::new(Some(opened.service)),
     };

@@ -7,7 +7,7 @@ pub mod connection;
 pub mod env;
 pub mod error;
 pub mod events;
-mod handler;
+pub mod handler;
 pub mod net;
 mod open;
 pub mod registry;

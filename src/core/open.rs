@@ -18,6 +18,9 @@ use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
 use super::transport::streamable::McpHttp;
+use super::transport::lane::Lane;
+use super::transport::pipe::PipeTransport;
+use super::transport::pipe_writer::PipeWriter;
 use super::transport::{sse, stdio, streamable};
 
 pub type Service = RunningService<RoleClient, Handler>;
@@ -35,6 +38,8 @@ pub struct Opened {
     pub service: Service,
     /// The Streamable HTTP session id cell (for `sessionIds`); `None` for stdio and SSE.
     pub http_session: Option<Arc<Mutex<Option<String>>>>,
+    /// The request lane of a pipe (stdio) session.
+    pub lane: Option<Arc<Lane>>,
 }
 
 pub async fn open_session(
@@ -49,14 +54,21 @@ pub async fn open_session(
     let handler = Handler { shared: shared.clone() };
     match spec {
         ServerSpec::Stdio(spec) => {
-            let (child, stderr) = stdio::spawn(&name, &spec)?;
-            if let Some(stderr) = stderr {
+            let spawned = stdio::spawn(&name, &spec)?;
+            if let Some(stderr) = spawned.stderr {
                 forward_stderr(shared.clone(), stderr);
             }
-            let service = handshake(&name, handler, Observed::new(child, shared), request_timeout_ms)
-                .await
-                .map_err(|f| f.error)?;
-            Ok(Opened { service, http_session: None })
+            #[cfg(unix)]
+            let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
+            let writer = PipeWriter::start(
+                spawned.stdin,
+                #[cfg(unix)]
+                stdin_fd,
+            );
+            let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.process));
+            let lane = transport.lane();
+            let service = handshake(&name, handler, transport, request_timeout_ms).await.map_err(|f| f.error)?;
+            Ok(Opened { service, http_session: None, lane: Some(lane) })
         }
         ServerSpec::Http(spec) => {
             let remote = remote.ok_or_else(|| McpError::invalid_config(&name, "internal: no HTTP client for a url server"))?;
@@ -117,7 +129,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         }
     };
     match attempt {
-        Ok(service) => Ok(Opened { service, http_session: Some(session) }),
+        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None }),
         Err(first) if first.falls_back => {
             handler.shared.diagnostic(
                 "debug",
@@ -156,7 +168,7 @@ async fn open_sse(
             .map_err(|e| classify(name, &e))
     };
     match tokio::time::timeout(Duration::from_millis(timeout_ms), work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None }),
+        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None }),
         Ok(Err(f)) => Err(f),
         Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "SSE connect"), falls_back: false, auth: None }),
     }

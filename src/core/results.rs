@@ -62,6 +62,42 @@ pub fn shape_call_result(server: &str, result: Value) -> Value {
     json!({ "kind": "raw", "result": result })
 }
 
+/// `shape_call_result` over a result's raw JSON text, as JSON text.
+pub fn shape_call_result_text(server: &str, raw: &str) -> String {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(result) => shape_call_result(server, result).to_string(),
+        Err(_) => json!({ "kind": "raw", "result": Value::Null }).to_string(),
+    }
+}
+
+/// The `params` text of a `tools/call`: `args_json` must be a JSON object, `meta_json` (the
+/// request `_meta`) a JSON object or absent. Both are validated, not re-encoded.
+pub fn tool_call_params(name: &str, args_json: &str, meta_json: Option<&str>) -> Result<String, String> {
+    fn object<'a>(what: &str, text: &'a str) -> Result<&'a serde_json::value::RawValue, String> {
+        let raw: &serde_json::value::RawValue = serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
+        if raw.get().trim_start().starts_with('{') {
+            Ok(raw)
+        } else {
+            Err(format!("{what} must be a JSON object"))
+        }
+    }
+    let args = object("arguments", args_json)?;
+    let mut out = String::with_capacity(args_json.len() + name.len() + 32 + meta_json.map_or(0, str::len));
+    out.push_str("{\"name\":");
+    out.push_str(&Value::String(name.to_string()).to_string());
+    out.push_str(",\"arguments\":");
+    out.push_str(args.get());
+    if let Some(meta) = meta_json {
+        let meta = object("_meta", meta)?;
+        if meta.get() != "{}" {
+            out.push_str(",\"_meta\":");
+            out.push_str(meta.get());
+        }
+    }
+    out.push('}');
+    Ok(out)
+}
+
 /// A `tools/list` entry plus what the face needs to build a Mastra tool from it.
 pub fn describe_tool(server: &str, tool: &Value) -> Value {
     let meta = tool.get("_meta");

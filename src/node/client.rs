@@ -12,9 +12,11 @@ use tokio_util::sync::CancellationToken;
 use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
-use crate::core::connection::RequestOptions;
+use crate::core::connection::{lane_error, RequestOptions};
+use crate::core::transport::lane::{Lane, LaneOutcome};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use crate::core::registry::{HostPorts, ServerOutcome};
-use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result};
+use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result, shape_call_result_text, tool_call_params};
 use crate::core::{Connection, McpError, Registry};
 
 fn to_napi(e: McpError) -> Error {
@@ -42,10 +44,27 @@ pub struct CallToolOptions {
     pub call_id: Option<u32>,
 }
 
+/// A settled direct call, handed to the face's completion callback.
+#[napi(object)]
+pub struct CallDone {
+    pub id: u32,
+    pub ok: bool,
+    /// The shaped result, or the error (`McpError::to_json`), as JSON text.
+    pub json: String,
+}
+
+/// `(done: CallDone) => void`
+pub type CallDoneFn = ThreadsafeFunction<CallDone, (), CallDone, Status, false, true>;
+
+/// Direct calls in flight: JS call id → the lane and the lane's request id.
+type DirectCalls = Arc<Mutex<HashMap<u32, (Arc<Lane>, u64)>>>;
+
 #[napi]
 pub struct NativeClient {
     registry: Option<Arc<Registry>>,
     pending: Arc<Mutex<HashMap<u32, PendingCall>>>,
+    direct: DirectCalls,
+    call_done: Arc<CallDoneFn>,
 }
 
 impl Drop for NativeClient {
@@ -109,6 +128,7 @@ impl NativeClient {
         #[napi(ts_arg_type = "(bodyId: number) => Promise<Buffer | null>")] on_fetch_read: ReadFn,
         #[napi(ts_arg_type = "(bodyId: number) => void")] on_fetch_cancel: CancelFn,
         #[napi(ts_arg_type = "(request: { server: string; op: string; args: unknown }) => Promise<unknown>")] on_auth: AuthFn,
+        #[napi(ts_arg_type = "(done: CallDone) => void")] on_call_done: CallDoneFn,
     ) -> Result<Self> {
         let sink = Arc::new(JsEventSink { events: on_event, stderr: on_stderr });
         let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit) });
@@ -120,7 +140,12 @@ impl NativeClient {
             Arc::new(JsAuthProvider { callback: on_auth.clone(), server: server.to_string() }) as Arc<dyn crate::core::auth::AuthProvider>
         }));
         let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &ports).map_err(to_napi)?;
-        Ok(NativeClient { registry: Some(Arc::new(registry)), pending: Default::default() })
+        Ok(NativeClient {
+            registry: Some(Arc::new(registry)),
+            pending: Default::default(),
+            direct: Default::default(),
+            call_done: Arc::new(on_call_done),
+        })
     }
 
     /// Configured server names, in config order.
@@ -161,13 +186,18 @@ impl NativeClient {
                 call.token.cancel();
             }
         }
+        let direct: Vec<(Arc<Lane>, u64)> = self.direct.lock().map(|mut d| d.drain().map(|(_, v)| v).collect()).unwrap_or_default();
+        for (lane, id) in direct {
+            lane.cancel(id, "MCP client was disconnected");
+        }
         registry.disconnect_all().await;
         Ok(())
     }
 
     /// Tools of one server (`server` given) or of all servers.
-    #[napi(ts_return_type = "Promise<Array<{ server: string; ok: boolean; value?: any; error?: any; durationMs: number }>>")]
-    pub async fn list_tools(&self, server: Option<String>, per_server_timeout_ms: Option<f64>) -> Result<Value> {
+    /// JSON text of `Array<{ server, ok, value?, error?, durationMs }>`.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub async fn list_tools(&self, server: Option<String>, per_server_timeout_ms: Option<f64>) -> Result<String> {
         let registry = self.registry();
         let outcomes = match server {
             Some(name) => {
@@ -178,7 +208,20 @@ impl NativeClient {
             }
             None => registry.fan_out(opt_ms(per_server_timeout_ms), tools_of).await,
         };
-        Ok(outcomes_to_json(outcomes, |_, v| v))
+        Ok(outcomes_to_json(outcomes, |_, v| v).to_string())
+    }
+
+    /// For each server, the epoch of its cached tool list when that list is still current and
+    /// the session live (`null` otherwise): lets the face reuse its Tool objects without a call.
+    #[napi(ts_return_type = "Record<string, number | null>")]
+    pub fn current_tool_epochs(&self) -> Value {
+        let registry = self.registry();
+        let mut out = Map::new();
+        for name in registry.names() {
+            let epoch = registry.get(name).ok().and_then(|c| c.current_tools_epoch());
+            out.insert(name.clone(), epoch.map_or(Value::Null, |e| json!(e)));
+        }
+        Value::Object(out)
     }
 
     /// `resources/list`, `resources/templates/list` or `prompts/list` over all servers, every page.
@@ -212,14 +255,14 @@ impl NativeClient {
     }
 
     /// `tools/call`, shaped: `{ kind: 'toolError' | 'structured' | 'raw', ... }`.
-    #[napi]
+    #[napi(ts_return_type = "Promise<string>")]
     pub async fn call_tool(
         &self,
         server: String,
         name: String,
         #[napi(ts_arg_type = "Record<string, unknown> | undefined")] args: Option<Value>,
         options: Option<CallToolOptions>,
-    ) -> Result<Value> {
+    ) -> Result<String> {
         let conn = self.server(&server)?;
         let options = options.unwrap_or(CallToolOptions { meta: None, progress_token: None, timeout_ms: None, call_id: None });
         let mut params = Map::new();
@@ -247,12 +290,53 @@ impl NativeClient {
             }
         }
         let result = result.map_err(to_napi)?;
-        Ok(shape_call_result(&server, result))
+        Ok(shape_call_result(&server, result).to_string())
+    }
+
+    /// `tools/call` written straight to a connected stdio server from this thread, settled
+    /// through the completion callback (`id` = `callId`). Returns false, having sent nothing,
+    /// when the server has no ready lane (not connected yet, remote, or closed): use `callTool`.
+    #[napi]
+    pub fn start_call(&self, server: String, name: String, args_json: String, meta_json: Option<String>, call_id: u32) -> Result<bool> {
+        let conn = self.server(&server)?;
+        let Some(lane) = conn.ready_lane() else { return Ok(false) };
+        let params = tool_call_params(&name, &args_json, meta_json.as_deref())
+            .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {name} on server {server}: {e}")))?;
+        let id = lane.reserve_id();
+        if let Ok(mut direct) = self.direct.lock() {
+            direct.insert(call_id, (lane.clone(), id));
+        }
+        let done_fn = self.call_done.clone();
+        let direct = self.direct.clone();
+        let done = Box::new(move |outcome: LaneOutcome| {
+            if let Ok(mut d) = direct.lock() {
+                d.remove(&call_id);
+            }
+            let done = match outcome {
+                Ok(raw) => CallDone { id: call_id, ok: true, json: shape_call_result_text(&server, &raw) },
+                Err(e) => CallDone { id: call_id, ok: false, json: lane_error(&server, "tools/call", e).to_json().to_string() },
+            };
+            done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
+        });
+        match lane.send(id, "tools/call", &params, conn.request_timeout_ms(), done) {
+            Ok(()) => Ok(true),
+            Err(_) => {
+                if let Ok(mut d) = self.direct.lock() {
+                    d.remove(&call_id);
+                }
+                Ok(false)
+            }
+        }
     }
 
     /// Aborts an in-flight call started with `callId`.
     #[napi]
     pub fn cancel(&self, call_id: u32, reason: String) {
+        let direct = self.direct.lock().ok().and_then(|mut d| d.remove(&call_id));
+        if let Some((lane, id)) = direct {
+            lane.cancel(id, &reason);
+            return;
+        }
         if let Ok(mut pending) = self.pending.lock() {
             if let Some(call) = pending.remove(&call_id) {
                 if let Ok(mut r) = call.reason.lock() {

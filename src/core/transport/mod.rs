@@ -4,3 +4,6 @@ pub mod stdio;
 pub mod streamable;
 pub mod sse;
 pub mod observed;
+pub mod lane;
+pub mod pipe;
+pub mod pipe_writer;

@@ -1,0 +1,196 @@
+//! The stdio pipe transport's request lane against a real child process (a small Python
+//! JSON-RPC responder): answers, server errors, timeouts, cancellation, a server that closes
+//! its stdout while alive, and the process group ended on shutdown.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mastra_mcp_native::core::config::{StderrMode, StdioSpec};
+use mastra_mcp_native::core::events::NullSink;
+use mastra_mcp_native::core::handler::HandlerShared;
+use mastra_mcp_native::core::transport::lane::{Lane, LaneError, LaneOutcome};
+use mastra_mcp_native::core::transport::pipe::PipeTransport;
+use mastra_mcp_native::core::transport::pipe_writer::PipeWriter;
+use mastra_mcp_native::core::transport::stdio;
+use rmcp::transport::Transport;
+use serde_json::Map;
+
+/// Answers `echo` with its params, `fail` with a JSON-RPC error, ignores `hang`, and on
+/// `close_stdout` closes its stdout but stays alive. `spawn_grandchild` starts a sleeping child
+/// and reports its pid.
+const RESPONDER: &str = r#"
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    method, mid = msg.get("method"), msg.get("id")
+    if mid is None:
+        continue
+    if method == "echo":
+        out = {"jsonrpc": "2.0", "id": mid, "result": msg.get("params")}
+    elif method == "fail":
+        out = {"jsonrpc": "2.0", "id": mid, "error": {"code": -32602, "message": "bad params"}}
+    elif method == "hang":
+        continue
+    elif method == "spawn_grandchild":
+        child = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        out = {"jsonrpc": "2.0", "id": mid, "result": {"pid": child.pid}}
+    elif method == "close_stdout":
+        sys.stdout.close()
+        os.close(1)
+        time.sleep(30)
+        sys.exit(0)
+    else:
+        continue
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+"#;
+
+fn shared() -> Arc<HandlerShared> {
+    Arc::new(HandlerShared {
+        server: "py".into(),
+        sink: Arc::new(NullSink),
+        responder: None,
+        enable_server_logs: false,
+        elicitation: AtomicBool::new(false),
+        user_capabilities: Map::new(),
+        roots: Vec::new(),
+        tools_epoch: AtomicU64::new(0),
+        progress_aliases: Mutex::new(HashMap::new()),
+    })
+}
+
+/// Starts the responder and a task that keeps reading (as rmcp's service loop would).
+fn start() -> (Arc<Lane>, Arc<PipeWriter>, tokio::task::JoinHandle<PipeTransport<tokio::process::ChildStdout>>) {
+    let spec = StdioSpec {
+        command: "python3".into(),
+        args: vec!["-u".into(), "-c".into(), RESPONDER.into()],
+        env: BTreeMap::new(),
+        inherit_default_env: true,
+        cwd: None,
+        stderr: StderrMode::Inherit,
+    };
+    let spawned = stdio::spawn("py", &spec).expect("python3 starts");
+    #[cfg(unix)]
+    let fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
+    let writer = PipeWriter::start(
+        spawned.stdin,
+        #[cfg(unix)]
+        fd,
+    );
+    let mut transport = PipeTransport::new(spawned.stdout, writer.clone(), shared(), Some(spawned.process));
+    let lane = transport.lane();
+    let reader = tokio::spawn(async move {
+        while transport.receive().await.is_some() {}
+        transport
+    });
+    (lane, writer, reader)
+}
+
+async fn request(lane: &Lane, method: &str, params: &str, timeout_ms: u64) -> LaneOutcome {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let id = lane.reserve_id();
+    lane.send(id, method, params, timeout_ms, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
+    .expect("sent");
+    tokio::time::timeout(Duration::from_secs(20), rx).await.expect("settles").expect("completed once")
+}
+
+#[tokio::test]
+async fn answers_errors_and_timeouts_come_back_to_the_caller() {
+    let (lane, writer, reader) = start();
+    let answer = request(&lane, "echo", r#"{"message":"hi ☃"}"#, 10_000).await;
+    assert_eq!(answer, Ok(r#"{"message": "hi \u2603"}"#.to_string()));
+
+    match request(&lane, "fail", "{}", 10_000).await {
+        Err(LaneError::Rpc { code, message, .. }) => assert_eq!((code, message.as_str()), (-32602, "bad params")),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+
+    let started = Instant::now();
+    assert_eq!(request(&lane, "hang", "{}", 300).await, Err(LaneError::Timeout { after_ms: 300 }));
+    assert!(started.elapsed() < Duration::from_secs(5), "the timeout fired (took {:?})", started.elapsed());
+
+    // Many requests in flight at once each get their own answer.
+    let many = futures::future::join_all((0..50).map(|i| {
+        let lane = lane.clone();
+        async move { request(&lane, "echo", &format!(r#"{{"i":{i}}}"#), 10_000).await }
+    }))
+    .await;
+    for (i, answer) in many.into_iter().enumerate() {
+        assert_eq!(answer, Ok(format!(r#"{{"i": {i}}}"#)));
+    }
+
+    writer.close().await; // stdin EOF: the responder exits, its stdout ends
+    let mut transport = reader.await.expect("reader ends");
+    let _ = transport.close().await;
+}
+
+#[tokio::test]
+async fn cancelling_settles_the_request_once_with_the_reason() {
+    let (lane, writer, reader) = start();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let id = lane.reserve_id();
+    lane.send(id, "hang", "{}", 60_000, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
+    .expect("sent");
+    assert!(lane.cancel(id, "user aborted"));
+    assert!(!lane.cancel(id, "again"), "a settled request cannot be cancelled twice");
+    assert_eq!(rx.await.expect("completed"), Err(LaneError::Cancelled { reason: "user aborted".into() }));
+    // The lane still works after a cancellation.
+    assert!(request(&lane, "echo", "{}", 10_000).await.is_ok());
+    writer.close().await; // stdin EOF: the responder exits, its stdout ends
+    let mut transport = reader.await.expect("reader ends");
+    let _ = transport.close().await;
+}
+
+#[tokio::test]
+async fn a_server_closing_its_stdout_fails_pending_requests_at_once() {
+    let (lane, _writer, reader) = start();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let id = lane.reserve_id();
+    lane.send(id, "hang", "{}", 60_000, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
+    .expect("sent");
+    let started = Instant::now();
+    let (tx2, _rx2) = tokio::sync::oneshot::channel();
+    let id2 = lane.reserve_id();
+    lane.send(id2, "close_stdout", "{}", 60_000, Box::new(move |o| {
+        let _ = tx2.send(o);
+    }))
+    .expect("sent");
+    let outcome = tokio::time::timeout(Duration::from_secs(10), rx).await.expect("settles").expect("completed");
+    assert!(matches!(outcome, Err(LaneError::Closed { ref detail }) if detail.contains("stdout")), "{outcome:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "failed fast, not at the 60 s timeout");
+    assert!(lane.is_closed());
+    let mut transport = reader.await.expect("reader ends");
+    let _ = transport.close().await;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn shutdown_ends_the_servers_grandchildren_too() {
+    let (lane, writer, reader) = start();
+    let answer = request(&lane, "spawn_grandchild", "{}", 10_000).await.expect("answered");
+    let pid: i32 = serde_json::from_str::<serde_json::Value>(&answer).expect("json")["pid"].as_i64().expect("pid") as i32;
+    // SAFETY: signal 0 only checks that the process exists.
+    assert_eq!(unsafe { libc::kill(pid, 0) }, 0, "grandchild running");
+    writer.close().await; // stdin EOF: the responder exits, its stdout ends
+    let mut transport = reader.await.expect("reader ends");
+    transport.close().await.expect("closed");
+    let gone = |pid: i32| {
+        // A reaped or zombie process: kill(0) fails, or /proc shows state Z.
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        !alive || status.contains("State:\tZ")
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !gone(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(gone(pid), "grandchild {pid} survived the shutdown");
+}
