@@ -95,12 +95,20 @@ function createMCPClientClass(deps) {
         if (def && def.stderr === 'pipe') this.#stderr.set(name, new PassThrough());
       }
       const fetchBridge = new FetchBridge(args.servers, this.#callContexts);
+      // The native client holds its callbacks strongly: they must not hold this client, or
+      // the pair could never be collected (a disconnected, dropped client would leak).
+      const self = new WeakRef(this);
+      const stderr = this.#stderr;
       this.#native = new NativeClient(
         toWireServers(args.servers),
         args.timeout,
-        (event) => this.#onEvent(event),
-        ({ server, data }) => this.#stderr.get(server)?.write(data),
-        ({ server, params }) => this.#onElicitation(server, params),
+        (event) => self.deref()?.#onEvent(event),
+        ({ server, data }) => stderr.get(server)?.write(data),
+        ({ server, params }) => {
+          const client = self.deref();
+          if (!client) throw new Error(`No elicitation handler is registered for server ${server}`);
+          return client.#onElicitation(server, params);
+        },
         (request) => fetchBridge.fetch(request),
         (bodyId) => fetchBridge.read(bodyId),
         (bodyId) => fetchBridge.cancel(bodyId),
@@ -211,7 +219,7 @@ function createMCPClientClass(deps) {
             id: 'MCP_CLIENT_CONNECT_FAILED',
             domain: ErrorDomain.MCP,
             category: nativeError.code === 'INVALID_CONFIG' ? ErrorCategory.USER : ErrorCategory.THIRD_PARTY,
-            text: `Failed to connect to MCP server ${server}: ${nativeError.message}`,
+            text: `Failed to connect to MCP server ${server}: ${nativeError.detail ?? nativeError.message}`,
             details: { name: server },
           },
           base,
