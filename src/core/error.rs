@@ -127,10 +127,12 @@ impl McpError {
         self
     }
 
-    /// Whether the message already names the server (`… server <name> …`), or needs not.
+    /// Whether the message already names the server (`… server <name> …`), or must keep the
+    /// anchor's exact text (unknown server, `allowedHosts`/redirect policy: those carry the
+    /// server in the error's details).
     fn names_server(&self) -> bool {
         self.server.is_empty()
-            || self.kind == ErrorKind::UnknownServer
+            || matches!(self.kind, ErrorKind::UnknownServer | ErrorKind::Policy(_))
             || self.message.contains(&format!("server {}", self.server))
     }
 

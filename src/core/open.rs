@@ -54,7 +54,7 @@ pub async fn open_session(
                 forward_stderr(shared.clone(), stderr);
             }
             let budget = Budget::new(request_timeout_ms);
-            let service = handshake(&name, handler, Observed::new(child, shared), budget.remaining_ms(), &budget)
+            let service = handshake(&name, handler, Observed::new(child, shared), request_timeout_ms, &budget)
                 .await
                 .map_err(|f| f.error)?;
             Ok(Opened { service, http_session: None })
