@@ -17,12 +17,15 @@ use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 
+/// Builds one server's HTTP backend.
+pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
+
 /// What the host (the node layer) plugs into the core: how HTTP is sent (reqwest, or a custom
 /// `fetch` per server) and the OAuth provider of servers that have one.
 pub struct HostPorts {
     /// Builds the HTTP backend of one `url` server (each server gets its own, so that its
     /// pooled connections close when it is disconnected).
-    pub http: Arc<dyn Fn() -> SharedBackend + Send + Sync>,
+    pub http: BackendFactory,
     pub custom_fetch: Option<Arc<dyn Fn(&str) -> SharedBackend + Send + Sync>>,
     pub auth_provider: Option<Arc<dyn Fn(&str) -> Arc<dyn AuthProvider> + Send + Sync>>,
 }
@@ -31,7 +34,7 @@ impl HostPorts {
     /// reqwest only, no OAuth.
     pub fn reqwest() -> Result<Self> {
         // The reqwest client itself is built on a server's first request.
-        let http: Arc<dyn Fn() -> SharedBackend + Send + Sync> = Arc::new(|| Arc::new(ReqwestBackend::new()) as SharedBackend);
+        let http: BackendFactory = Arc::new(|| Arc::new(ReqwestBackend::new()) as SharedBackend);
         Ok(HostPorts { http, custom_fetch: None, auth_provider: None })
     }
 

@@ -10,6 +10,7 @@ use super::{HttpBackend, HttpRequest, HttpResponse, NetError};
 /// One server's reqwest client, built on first use. `release()` drops it, and with it its
 /// connection pool: idle keep-alive sockets close at once (requests still in flight keep their
 /// own handle and finish). The next request builds a fresh client.
+#[derive(Default)]
 pub struct ReqwestBackend {
     client: Mutex<Option<reqwest::Client>>,
 }
