@@ -124,10 +124,12 @@ test('stdio: after the server crashes, the next call respawns it; a call is neve
   writeFileSync(counter, '0');
   const c = client({ servers: { fx: stdioFixtureServer({ FIXTURE_COUNTER_FILE: counter }) } });
   const tools = await c.listTools();
-  await assert.rejects(tools.fx_exit.execute({}, {}), /closed/i, 'the call that killed the server fails');
+  // The crashing call counts its execution before the server dies: a resend would count again.
+  await assert.rejects(tools.fx_count_then_exit.execute({}, {}), /closed/i, 'the call that killed the server fails');
+  assert.equal(readFileSync(counter, 'utf8').trim(), '1', 'the crashed call ran exactly once (not resent)');
   const out = await tools.fx_count_calls.execute({}, {});
-  assert.equal(out.content[0].text, '1');
-  assert.equal(readFileSync(counter, 'utf8').trim(), '1', 'ran exactly once');
+  assert.equal(out.content[0].text, '2', 'the next call ran on a fresh server, once');
+  assert.equal(readFileSync(counter, 'utf8').trim(), '2', 'two calls, two executions');
 });
 
 test('stdio: isError becomes MCP_CLIENT_TOOL_EXECUTION_FAILED, or the raw result with onToolError return', async () => {
@@ -144,9 +146,10 @@ test('stdio: isError becomes MCP_CLIENT_TOOL_EXECUTION_FAILED, or the raw result
 });
 
 test('stdio: per-request timeout and abortSignal end a call, and the connection stays usable', async () => {
-  const c = client({ servers: { fx: stdioFixtureServer({}, { timeout: 400 }) } });
+  // The server timeout also bounds the spawn and handshake: large enough for a loaded machine.
+  const c = client({ servers: { fx: stdioFixtureServer({}, { timeout: 5000 }) } });
   const tools = await c.listTools();
-  await assert.rejects(tools.fx_slow.execute({ ms: 5000 }, {}), (e) => e.code === 'REQUEST_TIMEOUT' && /timed out/i.test(e.message));
+  await assert.rejects(tools.fx_slow.execute({ ms: 120000 }, {}), (e) => e.code === 'REQUEST_TIMEOUT' && /timed out/i.test(e.message));
   const ac = new AbortController();
   const pending = tools.fx_slow.execute({ ms: 300 }, { abortSignal: ac.signal });
   setTimeout(() => ac.abort(new Error('user abort')), 50);

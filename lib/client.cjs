@@ -27,6 +27,16 @@ function directCallSettled() {
   if (--directInFlight === 0) keepAlive.unref();
 }
 
+/** Settles a direct call (see `startCall`): `json` is the shaped result or the core's error. */
+function settleDirectCall(directCalls, { id, ok, json }) {
+  const pending = directCalls.get(id);
+  if (!pending) return;
+  directCalls.delete(id);
+  directCallSettled();
+  if (ok) pending.resolve(JSON.parse(json));
+  else pending.reject(new Error(json));
+}
+
 /** Calls one method of a server's OAuth provider for the core. */
 async function callProvider(provider, { op, args }) {
   if (!provider) throw new Error('no OAuth provider is configured for this server');
@@ -108,17 +118,26 @@ function createMCPClientClass(deps) {
         if (def && def.stderr === 'pipe') this.#stderr.set(name, new PassThrough());
       }
       const fetchBridge = new FetchBridge(args.servers, this.#callContexts);
+      // The native client holds its callbacks strongly: they must not hold this client, or
+      // the pair could never be collected (a disconnected, dropped client would leak).
+      const self = new WeakRef(this);
+      const stderr = this.#stderr;
+      const directCalls = this.#directCalls;
       this.#native = new NativeClient(
         toWireServers(args.servers),
         args.timeout,
-        (event) => this.#onEvent(event),
-        ({ server, data }) => this.#stderr.get(server)?.write(data),
-        ({ server, params }) => this.#onElicitation(server, params),
+        (event) => self.deref()?.#onEvent(event),
+        ({ server, data }) => stderr.get(server)?.write(data),
+        ({ server, params }) => {
+          const client = self.deref();
+          if (!client) throw new Error(`No elicitation handler is registered for server ${server}`);
+          return client.#onElicitation(server, params);
+        },
         (request) => fetchBridge.fetch(request),
         (bodyId) => fetchBridge.read(bodyId),
         (bodyId) => fetchBridge.cancel(bodyId),
         (request) => callProvider(args.servers[request.server]?.authProvider, request),
-        (done) => this.#onCallDone(done),
+        (done) => settleDirectCall(directCalls, done),
       );
       instances.set(id, this);
     }
@@ -164,16 +183,6 @@ function createMCPClientClass(deps) {
           if (h) this.#safely(() => h(), server, kind);
         }
       }
-    }
-
-    /** Settles a direct call (see `startCall`): `json` is the shaped result or the core's error. */
-    #onCallDone({ id, ok, json }) {
-      const pending = this.#directCalls.get(id);
-      if (!pending) return;
-      this.#directCalls.delete(id);
-      directCallSettled();
-      if (ok) pending.resolve(JSON.parse(json));
-      else pending.reject(new Error(json));
     }
 
     async #onElicitation(server, params) {
@@ -235,7 +244,7 @@ function createMCPClientClass(deps) {
             id: 'MCP_CLIENT_CONNECT_FAILED',
             domain: ErrorDomain.MCP,
             category: nativeError.code === 'INVALID_CONFIG' ? ErrorCategory.USER : ErrorCategory.THIRD_PARTY,
-            text: `Failed to connect to MCP server ${server}: ${nativeError.message}`,
+            text: `Failed to connect to MCP server ${server}: ${nativeError.detail ?? nativeError.message}`,
             details: { name: server },
           },
           base,

@@ -79,7 +79,7 @@ fn start() -> (Arc<Lane>, Arc<PipeWriter>, tokio::task::JoinHandle<PipeTransport
         #[cfg(unix)]
         fd,
     );
-    let mut transport = PipeTransport::new(spawned.stdout, writer.clone(), shared(), Some(spawned.process));
+    let mut transport = PipeTransport::new(spawned.stdout, writer.clone(), shared(), Some(spawned.group));
     let lane = transport.lane();
     let reader = tokio::spawn(async move {
         while transport.receive().await.is_some() {}

@@ -251,6 +251,10 @@ impl Connection {
             self.shared.diagnostic("debug", "Disconnecting");
             live.close().await;
         }
+        if let Some(remote) = &self.remote {
+            // Nothing of this server stays open: its pooled HTTP connections close now.
+            remote.net.release();
+        }
         self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
     }
 

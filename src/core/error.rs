@@ -127,12 +127,34 @@ impl McpError {
         self
     }
 
-    /// The error as plain data for the JS face.
+    /// Whether the message already names the server (`… server <name> …`), or must keep the
+    /// anchor's exact text (unknown server, `allowedHosts`/redirect policy: those carry the
+    /// server in the error's details).
+    fn names_server(&self) -> bool {
+        self.server.is_empty()
+            || matches!(self.kind, ErrorKind::UnknownServer | ErrorKind::Policy(_))
+            || self.message.contains(&format!("server {}", self.server))
+    }
+
+    /// The message a user sees: every error names its server, exactly once. This is the one
+    /// place where that is ensured; the specific text (and any code) is kept in front.
+    pub fn user_message(&self) -> String {
+        if self.names_server() {
+            self.message.clone()
+        } else {
+            format!("{} (MCP server {})", self.message, self.server)
+        }
+    }
+
+    /// The error as plain data for the JS face. `message` names the server; `detail` is the
+    /// bare message, for wrappers that name the server themselves
+    /// (`Failed to connect to MCP server <name>: <detail>`).
     pub fn to_json(&self) -> Value {
         json!({
             "code": self.kind.code(),
             "server": self.server,
-            "message": self.message,
+            "message": self.user_message(),
+            "detail": self.message,
             "rpcCode": self.rpc_code,
             "rpcData": self.rpc_data,
             "httpStatus": self.http_status,
@@ -156,5 +178,16 @@ mod tests {
         assert_eq!(j["rpcCode"], -32602);
         assert_eq!(j["duringConnect"], false);
         assert!(McpError::invalid_config("s", "x").during_connect);
+    }
+
+    #[test]
+    fn every_user_message_names_the_server_once_and_keeps_the_code() {
+        let e = McpError::rpc("weather", -32602, "MCP error -32602: Unknown tool: nope", None);
+        assert_eq!(e.to_json()["message"], "MCP error -32602: Unknown tool: nope (MCP server weather)");
+        assert_eq!(e.to_json()["detail"], "MCP error -32602: Unknown tool: nope");
+        let named = McpError::new(ErrorKind::Timeout, "w", "Request timed out after 5 ms (tools/call on server w)");
+        assert_eq!(named.user_message(), named.message);
+        assert_eq!(McpError::unknown_server("w").user_message(), "Server configuration not found for name: w");
+        assert_eq!(McpError::new(ErrorKind::ConnectFailed, "", "x").user_message(), "x");
     }
 }

@@ -65,9 +65,10 @@ pub async fn open_session(
                 #[cfg(unix)]
                 stdin_fd,
             );
-            let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.process));
+            let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group));
             let lane = transport.lane();
-            let service = handshake(&name, handler, transport, request_timeout_ms).await.map_err(|f| f.error)?;
+            let budget = Budget::new(request_timeout_ms);
+            let service = handshake(&name, handler, transport, request_timeout_ms, &budget).await.map_err(|f| f.error)?;
             Ok(Opened { service, http_session: None, lane: Some(lane) })
         }
         ServerSpec::Http(spec) => {
@@ -102,13 +103,15 @@ async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failur
 }
 
 async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeout_ms: u64, remote: Remote) -> std::result::Result<Opened, Failure> {
+    // One budget for the whole connect, the Streamable HTTP attempt and the SSE fallback alike.
+    let budget = Budget::new(request_timeout_ms.max(spec.connect_timeout_ms));
     let net = remote.net;
     // Checked before any transport exists, like the anchor's up-front check.
     net.policy()
         .check(&spec.url, super::net::policy::BlockedBecause::NotSent)
         .map_err(|e| Failure { error: net_error(name, &e), falls_back: false, auth: None })?;
     if spec.url.path().ends_with("/sse") {
-        return open_sse(name, spec, handler, request_timeout_ms, net, remote.oauth.as_deref()).await;
+        return open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await;
     }
     let session = Arc::new(Mutex::new(None));
     let http = McpHttp { net: net.clone(), session: session.clone() };
@@ -121,11 +124,11 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
                 auth: None,
             })?;
             let transport = streamable::transport(&spec.url, client);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms).await
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, &budget).await
         }
         None => {
             let transport = streamable::transport(&spec.url, http);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms).await
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, &budget).await
         }
     };
     match attempt {
@@ -135,7 +138,15 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
                 "debug",
                 format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
             );
-            match open_sse(name, spec, handler, request_timeout_ms, net, remote.oauth.as_deref()).await {
+            if budget.remaining_ms() == 0 {
+                let sse = McpError::new(
+                    ErrorKind::Timeout,
+                    name,
+                    format!("not tried: the connect budget of {} ms was used up", budget.total_ms),
+                );
+                return Err(Failure { auth: None, error: both_failed(name, first.error, sse), falls_back: false });
+            }
+            match open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await {
                 Ok(opened) => Ok(opened),
                 Err(second) => Err(Failure { auth: second.auth.clone(), error: both_failed(name, first.error, second.error), falls_back: false }),
             }
@@ -148,7 +159,7 @@ async fn open_sse(
     name: &str,
     spec: &HttpSpec,
     handler: Handler,
-    timeout_ms: u64,
+    budget: &Budget,
     net: NetClient,
     oauth: Option<&OAuthSession>,
 ) -> std::result::Result<Opened, Failure> {
@@ -167,10 +178,10 @@ async fn open_sse(
             .await
             .map_err(|e| classify(name, &e))
     };
-    match tokio::time::timeout(Duration::from_millis(timeout_ms), work).await {
+    match tokio::time::timeout_at(budget.deadline, work).await {
         Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None }),
         Ok(Err(f)) => Err(f),
-        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "SSE connect"), falls_back: false, auth: None }),
+        Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
     }
 }
 
@@ -207,17 +218,35 @@ fn net_failure(name: &str, e: &NetError) -> Failure {
     }
 }
 
-/// Runs `initialize` over `transport` within `timeout_ms`.
-async fn handshake<T, E, A>(name: &str, handler: Handler, transport: T, timeout_ms: u64) -> std::result::Result<Service, Failure>
+/// The time a whole connect may take: every attempt of it ends by one deadline.
+pub struct Budget {
+    pub total_ms: u64,
+    pub deadline: tokio::time::Instant,
+}
+
+impl Budget {
+    pub fn new(total_ms: u64) -> Self {
+        Budget { total_ms, deadline: tokio::time::Instant::now() + Duration::from_millis(total_ms) }
+    }
+
+    pub fn remaining_ms(&self) -> u64 {
+        self.deadline.saturating_duration_since(tokio::time::Instant::now()).as_millis() as u64
+    }
+}
+
+/// Runs `initialize` over `transport` within `timeout_ms`, and within the connect budget.
+async fn handshake<T, E, A>(name: &str, handler: Handler, transport: T, timeout_ms: u64, budget: &Budget) -> std::result::Result<Service, Failure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    match tokio::time::timeout(Duration::from_millis(timeout_ms), handler.serve(transport)).await {
+    let own = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
+    let (deadline, reported_ms) = if own < budget.deadline { (own, timeout_ms) } else { (budget.deadline, budget.total_ms.min(timeout_ms)) };
+    match tokio::time::timeout_at(deadline, handler.serve(transport)).await {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => Err(classify(name, &e)),
         // No answer at all: as with a refused connection, another transport may still work.
-        Err(_) => Err(Failure { error: timed_out(name, timeout_ms, "initialize"), falls_back: true, auth: None }),
+        Err(_) => Err(Failure { error: timed_out(name, reported_ms, "initialize"), falls_back: true, auth: None }),
     }
 }
 

@@ -17,10 +17,15 @@ use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 
+/// Builds one server's HTTP backend.
+pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
+
 /// What the host (the node layer) plugs into the core: how HTTP is sent (reqwest, or a custom
 /// `fetch` per server) and the OAuth provider of servers that have one.
 pub struct HostPorts {
-    pub http: SharedBackend,
+    /// Builds the HTTP backend of one `url` server (each server gets its own, so that its
+    /// pooled connections close when it is disconnected).
+    pub http: BackendFactory,
     pub custom_fetch: Option<Arc<dyn Fn(&str) -> SharedBackend + Send + Sync>>,
     pub auth_provider: Option<Arc<dyn Fn(&str) -> Arc<dyn AuthProvider> + Send + Sync>>,
 }
@@ -28,8 +33,9 @@ pub struct HostPorts {
 impl HostPorts {
     /// reqwest only, no OAuth.
     pub fn reqwest() -> Result<Self> {
-        let backend = ReqwestBackend::new().map_err(|e| McpError::new(ErrorKind::ConnectFailed, "", e.to_string()))?;
-        Ok(HostPorts { http: Arc::new(backend), custom_fetch: None, auth_provider: None })
+        // The reqwest client itself is built on a server's first request.
+        let http: BackendFactory = Arc::new(|| Arc::new(ReqwestBackend::new()) as SharedBackend);
+        Ok(HostPorts { http, custom_fetch: None, auth_provider: None })
     }
 
     /// The HTTP client (and OAuth session) of a `url` server.
@@ -37,7 +43,7 @@ impl HostPorts {
         let Ok(ServerSpec::Http(spec)) = &config.spec else { return None };
         let backend = match (&self.custom_fetch, spec.custom_fetch) {
             (Some(make), true) => make(&config.name),
-            _ => self.http.clone(),
+            _ => (self.http)(),
         };
         let policy = match &spec.allowed_hosts {
             Some(hosts) => HostPolicy::allow_only(hosts.clone()),

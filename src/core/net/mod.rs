@@ -138,6 +138,9 @@ pub trait HttpBackend: Send + Sync + 'static {
     /// Whether the backend follows redirects itself (a JS `fetch` does; our reqwest does not,
     /// so that every hop goes through the host policy before it is sent).
     fn follows_redirects(&self) -> bool;
+    /// Closes what the backend keeps open between requests (pooled connections). Called when a
+    /// server is disconnected; the backend stays usable.
+    fn release(&self) {}
 }
 
 pub type SharedBackend = Arc<dyn HttpBackend>;

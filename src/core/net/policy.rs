@@ -100,6 +100,11 @@ impl NetClient {
         NetClient { backend: self.backend.clone(), policy: self.policy.clone(), default_headers: Arc::new(headers) }
     }
 
+    /// Closes the backend's pooled connections (see `HttpBackend::release`).
+    pub fn release(&self) {
+        self.backend.release();
+    }
+
     pub fn policy(&self) -> &HostPolicy {
         &self.policy
     }

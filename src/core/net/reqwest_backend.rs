@@ -1,21 +1,36 @@
 //! The default backend: reqwest over rustls, redirects left to the policy layer.
 
+use std::sync::Mutex;
+
 use futures::future::BoxFuture;
 use futures::StreamExt;
 
 use super::{HttpBackend, HttpRequest, HttpResponse, NetError};
 
+/// One server's reqwest client, built on first use. `release()` drops it, and with it its
+/// connection pool: idle keep-alive sockets close at once (requests still in flight keep their
+/// own handle and finish). The next request builds a fresh client.
+#[derive(Default)]
 pub struct ReqwestBackend {
-    client: reqwest::Client,
+    client: Mutex<Option<reqwest::Client>>,
 }
 
 impl ReqwestBackend {
-    pub fn new() -> Result<Self, NetError> {
+    pub fn new() -> Self {
+        ReqwestBackend { client: Mutex::new(None) }
+    }
+
+    fn client(&self) -> Result<reqwest::Client, NetError> {
+        let mut slot = self.client.lock().map_err(|_| NetError::Connect("the HTTP client lock is poisoned".into()))?;
+        if let Some(client) = slot.as_ref() {
+            return Ok(client.clone());
+        }
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| NetError::Connect(format!("could not build the HTTP client: {e}")))?;
-        Ok(ReqwestBackend { client })
+        *slot = Some(client.clone());
+        Ok(client)
     }
 }
 
@@ -35,8 +50,9 @@ fn describe(e: &reqwest::Error) -> String {
 
 impl HttpBackend for ReqwestBackend {
     fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, NetError>> {
-        let client = self.client.clone();
+        let client = self.client();
         Box::pin(async move {
+            let client = client?;
             let method = reqwest::Method::from_bytes(request.method.as_bytes())
                 .map_err(|e| NetError::Connect(format!("invalid method {}: {e}", request.method)))?;
             let mut builder = client.request(method, request.url.clone());
@@ -69,5 +85,11 @@ impl HttpBackend for ReqwestBackend {
 
     fn follows_redirects(&self) -> bool {
         false
+    }
+
+    fn release(&self) {
+        if let Ok(mut slot) = self.client.lock() {
+            slot.take();
+        }
     }
 }

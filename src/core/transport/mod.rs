@@ -1,6 +1,9 @@
 //! Transports: each turns a validated `ServerSpec` into something rmcp can serve over.
 
 pub mod stdio;
+pub mod process_group;
+#[cfg(unix)]
+pub mod watchdog;
 pub mod streamable;
 pub mod sse;
 pub mod observed;

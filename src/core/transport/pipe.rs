@@ -17,12 +17,14 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use super::lane::{lane_id, Lane, LaneError, LaneOutcome};
 use super::pipe_writer::PipeWriter;
-use super::stdio::ServerProcess;
+use super::process_group::{Grace, ProcessGroup};
 use crate::core::handler::HandlerShared;
 
 /// Longest line accepted from a server (a tool result is one line). Longer ones are skipped.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// Bound on flushing and closing stdin (a server that does not read can hold a write forever).
+const STDIN_CLOSE_BOUND: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub struct PipeTransport<R> {
     read: BufReader<R>,
@@ -32,12 +34,14 @@ pub struct PipeTransport<R> {
     writer: Arc<PipeWriter>,
     lane: Arc<Lane>,
     shared: Arc<HandlerShared>,
-    process: Option<ServerProcess>,
+    group: Option<ProcessGroup>,
+    /// The server's stdout ended (or failed): it cannot answer any more.
+    stdout_closed: bool,
 }
 
 impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     /// Must be called inside a tokio runtime (the writer and the lane start tasks).
-    pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, process: Option<ServerProcess>) -> Self {
+    pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, group: Option<ProcessGroup>) -> Self {
         let lane = Lane::start(writer.clone());
         PipeTransport {
             read: BufReader::with_capacity(READ_BUFFER_BYTES, read),
@@ -46,12 +50,18 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
             writer,
             lane,
             shared,
-            process,
+            group,
+            stdout_closed: false,
         }
     }
 
     pub fn lane(&self) -> Arc<Lane> {
         self.lane.clone()
+    }
+
+    /// The server's pid (its process group id), while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.group.as_ref().and_then(ProcessGroup::pid)
     }
 
     /// Reads one line into `self.line`. Cancel-safe: a partial line stays buffered.
@@ -167,10 +177,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
                     continue;
                 }
                 Ok(LineRead::Eof) => {
+                    self.stdout_closed = true;
                     self.lane.close("the server closed its output (stdout)");
                     return None;
                 }
                 Err(e) => {
+                    self.stdout_closed = true;
                     self.lane.close(&format!("reading the server's output failed: {e}"));
                     return None;
                 }
@@ -193,11 +205,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
         }
     }
 
+    /// Ends the session: stdin EOF (queued messages flushed first, bounded), then the server's
+    /// process group is ended — at once when its stdout already closed, else with a grace period.
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.lane.close("the connection was closed");
-        self.writer.close().await;
-        if let Some(process) = self.process.as_mut() {
-            process.shutdown().await;
+        let _ = tokio::time::timeout(STDIN_CLOSE_BOUND, self.writer.close()).await;
+        if let Some(group) = self.group.as_mut() {
+            group.shutdown(if self.stdout_closed { Grace::BROKEN } else { Grace::NORMAL }).await;
         }
         Ok(())
     }
