@@ -220,7 +220,7 @@ async function main() {
   const lines = [];
   lines.push(
     `mastra-mcp-native ${commit}${dirty}; ${opts.quick ? 'quick' : 'full'} run, ${opts.pairs} pairs, medians; ` +
-      `Node ${nodeVersion}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); ` +
+      `Node ${nodeVersion}; ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); ` +
       `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after; ` +
       `${elapsed.toFixed(0)} s`,
   );
