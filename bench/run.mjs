@@ -1,0 +1,245 @@
+// The side-by-side benchmark: @mastra/mcp 1.18 (anchor), this package (ours) and a hand-written JSON-RPC
+// client (floor), against a fixture server that costs microseconds. Each measurement runs in a fresh process;
+// runs come in pairs (one process per implementation, order alternating), and the table shows medians.
+//
+//   npm run bench                      full run (5 pairs)
+//   npm run bench -- --quick           smoke run (2 pairs, small sizes)
+//   npm run bench -- --only catalog    one scenario (repeatable); --pairs N; --verbose prints every run
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+import { buildFixture } from './fixture.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCENARIO = fileURLToPath(new URL('./scenario.mjs', import.meta.url));
+const IMPLS = ['anchor', 'ours', 'floor'];
+const RUN_TIMEOUT_MS = 180_000;
+
+// Each scenario: its parameters (full and quick) and its metrics: [key, label, 'lower' | 'higher' is better].
+const SCENARIOS = [
+  {
+    name: 'stdio-seq',
+    full: { calls: 5000, warm: 1000 },
+    quick: { calls: 300, warm: 50 },
+    metrics: [
+      ['p50_us', 'stdio, one echo at a time: p50 latency (µs)', 'lower'],
+      ['p99_us', 'stdio, one echo at a time: p99 latency (µs)', 'lower'],
+      ['vcsw_per_call', 'stdio, one at a time: voluntary context switches / call', 'lower'],
+      ['ivcsw_per_call', 'stdio, one at a time: involuntary context switches / call', 'lower'],
+    ],
+  },
+  {
+    name: 'stdio-soak',
+    full: { calls: 20000, warm: 1000 },
+    quick: { calls: 1000, warm: 100 },
+    metrics: [['calls_per_s', 'stdio, {calls}-call sequential soak (calls/s)', 'higher']],
+  },
+  {
+    name: 'catalog',
+    full: { tools: 2000, relists: 5 },
+    quick: { tools: 300, relists: 2 },
+    metrics: [
+      ['first_list_ms', '{tools}-tool catalog: first listTools() (ms)', 'lower'],
+      ['relist_ms', '{tools}-tool catalog: listTools() again, nothing changed (ms)', 'lower'],
+      ['rss_growth_mib', '{tools}-tool catalog: RSS growth (MiB)', 'lower'],
+    ],
+  },
+  {
+    name: 'fanout',
+    full: { servers: 20 },
+    quick: { servers: 5 },
+    metrics: [
+      ['connect_list_ms', '{servers} stdio servers: connect + listTools() (ms)', 'lower'],
+      ['rss_growth_mib', '{servers} stdio servers: RSS growth (MiB)', 'lower'],
+    ],
+  },
+  {
+    name: 'http-json',
+    full: { calls: 3000, inflight: 64, warm: 300 },
+    quick: { calls: 300, inflight: 64, warm: 64 },
+    metrics: [['calls_per_s', 'Streamable HTTP, JSON answers, {inflight} in flight (calls/s)', 'higher']],
+  },
+  {
+    name: 'http-sse',
+    full: { calls: 3000, inflight: 64, warm: 300 },
+    quick: { calls: 300, inflight: 64, warm: 64 },
+    metrics: [['calls_per_s', 'Streamable HTTP, SSE answers, {inflight} in flight (calls/s)', 'higher']],
+  },
+  {
+    name: 'blob',
+    full: { bytes: 5_000_000, calls: 5 },
+    quick: { bytes: 1_000_000, calls: 2 },
+    metrics: [
+      ['time_ms', '{bytes} B tool result: time per call (ms)', 'lower'],
+      ['peak_rss_mib', '{bytes} B tool result: peak RSS of the process (MiB)', 'lower'],
+    ],
+  },
+  {
+    name: 'cold',
+    full: {},
+    quick: {},
+    metrics: [['wall_ms', 'cold process: import, connect, list, call, exit (ms)', 'lower']],
+  },
+];
+
+function parseArgs(argv) {
+  const opts = { quick: false, only: [], pairs: undefined, verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') opts.quick = true;
+    else if (a === '--verbose') opts.verbose = true;
+    else if (a === '--only') opts.only.push(argv[++i]);
+    else if (a === '--pairs') opts.pairs = Number(argv[++i]);
+    else throw new Error(`unknown argument ${a} (known: --quick, --only <scenario>, --pairs <n>, --verbose)`);
+  }
+  for (const name of opts.only) {
+    if (!SCENARIOS.some((s) => s.name === name)) {
+      throw new Error(`unknown scenario ${name} (known: ${SCENARIOS.map((s) => s.name).join(', ')})`);
+    }
+  }
+  opts.pairs ??= opts.quick ? 2 : 5;
+  if (!Number.isInteger(opts.pairs) || opts.pairs < 1) throw new Error('--pairs needs a positive integer');
+  return opts;
+}
+
+/** Node 22 from the `node` devDependency when present (Mastra needs >= 22.13), else the running Node. */
+function nodeBinary() {
+  const local = `${ROOT}node_modules/.bin/node`;
+  return existsSync(local) ? realpathSync(local) : process.execPath;
+}
+
+function sh(cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+function prepare(node) {
+  console.error('building the fixture server (cargo build --release in bench/fixture-server) …');
+  buildFixture();
+  console.error('making sure the addon is built (scripts/ensure-built.mjs) …');
+  const r = spawnSync(node, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`building the addon failed (exit ${r.status})`);
+}
+
+/** One fresh process; resolves to its measurements (plus wall_ms), or to an error. */
+function runOnce(node, impl, scenario, params) {
+  const args = ['--expose-gc', SCENARIO, impl, scenario, ...Object.entries(params).map(([k, v]) => `${k}=${v}`)];
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(node, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.once('close', (code, signal) => {
+      const wall = performance.now() - started;
+      clearTimeout(timer);
+      const line = stdout.trim().split('\n').pop();
+      let data;
+      try {
+        data = JSON.parse(line);
+      } catch {
+        data = undefined;
+      }
+      if (code !== 0 || !data) {
+        const why = signal ? `killed by ${signal}` : `exit ${code}`;
+        resolve({ error: `${impl} ${scenario}: ${why}\n${stderr.trim().split('\n').slice(-8).join('\n')}` });
+      } else {
+        resolve({ ...data, wall_ms: wall });
+      }
+    });
+  });
+}
+
+function median(xs) {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function fmt(x) {
+  if (x === undefined || Number.isNaN(x)) return 'n/a';
+  const a = Math.abs(x);
+  if (a >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+function ratio(a, b) {
+  return a === undefined || b === undefined || b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`;
+}
+
+function label(template, params) {
+  return template.replace(/\{(\w+)\}/g, (_, k) => (params[k] ?? k).toLocaleString('en-US'));
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const node = nodeBinary();
+  prepare(node);
+  const nodeVersion = sh(node, ['--version']);
+  const commit = sh('git', ['rev-parse', '--short', 'HEAD']) ?? 'unknown';
+  const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) ? ' (with uncommitted changes)' : '';
+  const loadBefore = os.loadavg();
+  const begun = performance.now();
+  const selected = SCENARIOS.filter((s) => opts.only.length === 0 || opts.only.includes(s.name));
+
+  const rows = [];
+  const failures = [];
+  for (const sc of selected) {
+    const params = opts.quick ? sc.quick : sc.full;
+    const results = { anchor: [], ours: [], floor: [] };
+    for (let p = 0; p < opts.pairs; p++) {
+      const order = p % 2 === 0 ? IMPLS : [...IMPLS].reverse();
+      for (const impl of order) {
+        const r = await runOnce(node, impl, sc.name, params);
+        if (r.error) {
+          failures.push(r.error);
+          console.error(`  FAILED ${r.error}`);
+          continue;
+        }
+        results[impl].push(r);
+        if (opts.verbose) console.error(`  ${JSON.stringify(r)}`);
+      }
+    }
+    console.error(`${sc.name}: done (${opts.pairs} pairs, ${((performance.now() - begun) / 1000).toFixed(0)} s so far)`);
+    for (const [key, template, better] of sc.metrics) {
+      const med = Object.fromEntries(IMPLS.map((i) => [i, median(results[i].map((r) => r[key]).filter((v) => v !== undefined))]));
+      rows.push({ label: label(template, params), better, ...med });
+    }
+  }
+
+  const elapsed = (performance.now() - begun) / 1000;
+  const loadAfter = os.loadavg();
+  const lines = [];
+  lines.push(
+    `mastra-mcp-native ${commit}${dirty}; ${opts.quick ? 'quick' : 'full'} run, ${opts.pairs} pairs, medians; ` +
+      `Node ${nodeVersion}; ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); ` +
+      `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after; ` +
+      `${elapsed.toFixed(0)} s`,
+  );
+  lines.push('');
+  lines.push('| scenario | better | @mastra/mcp | ours | floor | ours / @mastra/mcp | ours / floor |');
+  lines.push('|---|---|--:|--:|--:|--:|--:|');
+  for (const r of rows) {
+    lines.push(
+      `| ${r.label} | ${r.better} | ${fmt(r.anchor)} | ${fmt(r.ours)} | ${fmt(r.floor)} | ${ratio(r.ours, r.anchor)} | ${ratio(r.ours, r.floor)} |`,
+    );
+  }
+  console.log(lines.join('\n'));
+  if (failures.length > 0) {
+    console.error(`\n${failures.length} run(s) failed:\n${failures.join('\n\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((e) => {
+  console.error(e.message ?? e);
+  process.exit(1);
+});

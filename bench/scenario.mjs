@@ -1,0 +1,287 @@
+// One measurement in a fresh process: node --expose-gc bench/scenario.mjs <impl> <scenario> [key=value ...]
+//   impl:     anchor (@mastra/mcp) | ours (../index.mjs) | floor (./floor-client.mjs)
+//   scenario: stdio-seq | stdio-soak | catalog | fanout | http-json | http-sse | blob | cold
+// Prints one JSON line of measurements on stdout. run.mjs starts it; it is not meant to be read by hand.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { performance } from 'node:perf_hooks';
+
+import { FIXTURE_BIN } from './fixture.mjs';
+
+const [impl, scenario, ...rest] = process.argv.slice(2);
+const params = Object.fromEntries(rest.map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+
+// Never hang the orchestrator: if something keeps the process alive after the work, say so and leave.
+function exitGuard() {
+  setTimeout(() => {
+    console.error(`${impl}/${scenario}: the process did not exit by itself within 10 s after the work`);
+    process.exit(3);
+  }, 10_000).unref();
+}
+
+let clientCount = 0;
+
+/** A uniform face over the three implementations: listTools() → { `${server}_${tool}`: { execute(args) } }. */
+async function makeClient(servers) {
+  const id = `bench-${impl}-${process.pid}-${clientCount++}`;
+  if (impl === 'floor') {
+    const { StdioFloorClient, HttpFloorClient } = await import('./floor-client.mjs');
+    const connections = {};
+    return {
+      async listTools() {
+        const out = {};
+        await Promise.all(
+          Object.entries(servers).map(async ([name, def]) => {
+            connections[name] ??= await (def.url
+              ? HttpFloorClient.connect(def.url)
+              : StdioFloorClient.connect(def.command, def.args));
+            const conn = connections[name];
+            for (const tool of await conn.listTools()) {
+              out[`${name}_${tool.name}`] = { execute: (args) => conn.callTool(tool.name, args) };
+            }
+          }),
+        );
+        return out;
+      },
+      async disconnect() {
+        await Promise.all(Object.values(connections).map((c) => c.close()));
+      },
+    };
+  }
+  const { MCPClient } = impl === 'anchor' ? await import('@mastra/mcp') : await import('../index.mjs');
+  const client = new MCPClient({ id, servers });
+  return {
+    listTools: () => client.listTools(),
+    disconnect: () => client.disconnect(),
+  };
+}
+
+function stdioServer(tools = 10) {
+  return { command: FIXTURE_BIN, args: ['stdio', '--tools', String(tools)] };
+}
+
+/** Starts the fixture over HTTP; it exits when we close its stdin. */
+async function httpServer(sse) {
+  const child = spawn(FIXTURE_BIN, ['http', '--port', '0', ...(sse ? ['--sse'] : [])], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const port = await new Promise((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`fixture server exited (${code}) before printing its port`)));
+  });
+  lines.close();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    def: { url: new URL(`http://127.0.0.1:${port}/mcp`) },
+    async stop() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+function textOf(result) {
+  const content = result?.content ?? result?.result?.content;
+  if (!Array.isArray(content) || content[0]?.type !== 'text') {
+    throw new Error(`${impl}: unexpected tool result ${JSON.stringify(result).slice(0, 200)}`);
+  }
+  return content[0].text;
+}
+
+async function echoOnce(echo, message) {
+  const text = textOf(await echo.execute({ message }, {}));
+  if (text !== message) throw new Error(`${impl}: echo returned ${JSON.stringify(text)} for ${JSON.stringify(message)}`);
+}
+
+function gc() {
+  if (!globalThis.gc) throw new Error('run with --expose-gc');
+  globalThis.gc();
+  globalThis.gc();
+}
+
+const MiB = 1024 * 1024;
+const rssMiB = () => process.memoryUsage().rss / MiB;
+
+/** Context switches of this process, summed over its threads (Linux only). */
+function contextSwitches() {
+  let voluntary = 0;
+  let involuntary = 0;
+  let tasks;
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return undefined;
+  }
+  for (const tid of tasks) {
+    let status;
+    try {
+      status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    voluntary += Number(/^voluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+    involuntary += Number(/^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return { voluntary, involuntary };
+}
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function warmUp() {
+  const c = await makeClient({ warm: stdioServer() });
+  const tools = await c.listTools();
+  for (let i = 0; i < 50; i++) await echoOnce(tools.warm_echo, `w${i}`);
+  await c.disconnect();
+}
+
+const scenarios = {
+  // One echo at a time: per-call latency and context switches.
+  async 'stdio-seq'({ calls = 5000, warm = 1000 }) {
+    const c = await makeClient({ s: stdioServer() });
+    const echo = (await c.listTools()).s_echo;
+    for (let i = 0; i < warm; i++) await echoOnce(echo, `w${i}`);
+    const lat = new Float64Array(calls);
+    const before = contextSwitches();
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      await echo.execute({ message: `m${i}` }, {});
+      lat[i] = performance.now() - t;
+    }
+    const after = contextSwitches();
+    await c.disconnect();
+    lat.sort();
+    const out = { p50_us: quantile(lat, 0.5) * 1000, p99_us: quantile(lat, 0.99) * 1000 };
+    if (before && after) {
+      out.vcsw_per_call = (after.voluntary - before.voluntary) / calls;
+      out.ivcsw_per_call = (after.involuntary - before.involuntary) / calls;
+    }
+    return out;
+  },
+
+  // A long sequential run: calls per second.
+  async 'stdio-soak'({ calls = 20000, warm = 1000 }) {
+    const c = await makeClient({ s: stdioServer() });
+    const echo = (await c.listTools()).s_echo;
+    for (let i = 0; i < warm; i++) await echoOnce(echo, `w${i}`);
+    const t = performance.now();
+    for (let i = 0; i < calls; i++) await echo.execute({ message: `m${i}` }, {});
+    const seconds = (performance.now() - t) / 1000;
+    await echoOnce(echo, 'last');
+    await c.disconnect();
+    return { calls_per_s: calls / seconds };
+  },
+
+  // A large catalog: first listTools (connect + list + building the tools), a second one, and the memory it holds.
+  async catalog({ tools = 2000, relists = 20 }) {
+    await warmUp();
+    gc();
+    const rssBefore = rssMiB();
+    const c = await makeClient({ big: stdioServer(tools) });
+    let t = performance.now();
+    let list = await c.listTools();
+    const first = performance.now() - t;
+    const count = Object.keys(list).length;
+    if (count !== tools) throw new Error(`${impl}: listed ${count} tools, expected ${tools}`);
+    const again = [];
+    for (let i = 0; i < relists; i++) {
+      t = performance.now();
+      list = await c.listTools();
+      again.push(performance.now() - t);
+    }
+    gc();
+    const growth = rssMiB() - rssBefore;
+    await echoOnce(list.big_echo, 'still there');
+    await c.disconnect();
+    again.sort((a, b) => a - b);
+    return { first_list_ms: first, relist_ms: quantile(again, 0.5), rss_growth_mib: growth };
+  },
+
+  // Many servers: connect to all and list their tools, and the memory that costs.
+  async fanout({ servers = 20 }) {
+    await warmUp();
+    gc();
+    const rssBefore = rssMiB();
+    const defs = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, stdioServer()]));
+    const c = await makeClient(defs);
+    const t = performance.now();
+    const list = await c.listTools();
+    const elapsed = performance.now() - t;
+    if (Object.keys(list).length !== servers * 10) throw new Error(`${impl}: listed ${Object.keys(list).length} tools`);
+    gc();
+    const growth = rssMiB() - rssBefore;
+    await echoOnce(list[`s${servers - 1}_echo`], 'fan');
+    await c.disconnect();
+    return { connect_list_ms: elapsed, rss_growth_mib: growth };
+  },
+
+  'http-json': (p) => httpThroughput(p, false),
+  'http-sse': (p) => httpThroughput(p, true),
+
+  // A big tool result: time per call and the process's peak RSS.
+  async blob({ bytes = 5_000_000, calls = 5 }) {
+    const c = await makeClient({ s: stdioServer() });
+    const blob = (await c.listTools()).s_blob;
+    for (let i = 0; i < 3; i++) textOf(await blob.execute({ bytes: 65536 }, {}));
+    gc();
+    const times = [];
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      const text = textOf(await blob.execute({ bytes }, {}));
+      times.push(performance.now() - t);
+      if (text.length !== bytes) throw new Error(`${impl}: blob returned ${text.length} bytes, expected ${bytes}`);
+    }
+    const peak = process.resourceUsage().maxRSS / 1024; // KiB → MiB
+    await c.disconnect();
+    times.sort((a, b) => a - b);
+    return { time_ms: quantile(times, 0.5), peak_rss_mib: peak };
+  },
+
+  // A whole short-lived process: import, connect, list, call, disconnect (wall time is taken by run.mjs).
+  async cold() {
+    const c = await makeClient({ s: stdioServer() });
+    const tools = await c.listTools();
+    await echoOnce(tools.s_echo, 'cold');
+    await c.disconnect();
+    return { in_process_ms: performance.now() };
+  },
+};
+
+async function httpThroughput({ calls = 10000, inflight = 64, warm = 1000 }, sse) {
+  const server = await httpServer(sse);
+  try {
+    const c = await makeClient({ h: server.def });
+    const echo = (await c.listTools()).h_echo;
+    const run = async (n, prefix) => {
+      let next = 0;
+      const worker = async () => {
+        while (next < n) {
+          const i = next++;
+          await echo.execute({ message: `${prefix}${i}` }, {});
+        }
+      };
+      await Promise.all(Array.from({ length: inflight }, worker));
+    };
+    await run(warm, 'w');
+    const t = performance.now();
+    await run(calls, 'm');
+    const seconds = (performance.now() - t) / 1000;
+    await echoOnce(echo, 'last');
+    await c.disconnect();
+    return { calls_per_s: calls / seconds };
+  } finally {
+    await server.stop();
+  }
+}
+
+const run = scenarios[scenario];
+if (!run || !['anchor', 'ours', 'floor'].includes(impl)) {
+  console.error(`usage: scenario.mjs <anchor|ours|floor> <${Object.keys(scenarios).join('|')}> [key=value ...]`);
+  process.exit(2);
+}
+const result = await run(params);
+process.stdout.write(JSON.stringify({ impl, scenario, ...result }) + '\n');
+exitGuard();
