@@ -5,9 +5,11 @@
 //! loopback callback server.
 
 pub mod callback;
+pub mod challenge;
 pub mod http;
 pub mod provider;
 pub mod session;
+pub mod steps;
 pub mod store;
 
 pub use provider::{AuthProvider, ProviderConfig};

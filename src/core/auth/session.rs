@@ -328,7 +328,7 @@ impl OAuthSession {
     /// while its callback server listens.
     pub async fn begin_step_up(&self, challenge: &str) -> Result<(), BeginError> {
         self.set_state(AuthState::NeedsAuth);
-        let required = crate::core::transport::streamable::challenge_param(challenge, "scope").unwrap_or_default();
+        let required = super::challenge::challenge_param(challenge, "scope").unwrap_or_default();
         let provider = self.provider();
         let config = provider.config().await?;
         let redirect = self.redirect_url(&config);
