@@ -28,17 +28,18 @@
  * - `toMCPServerProxies()` is typed as returning `MCPClientServerProxy`
  *   instances (a subclass of `MCPServerBase`, as in the original runtime).
  *
- * Not declared (a compile error beats a runtime one): the MCP SDK's OAuth
- *   helper functions that @mastra/mcp re-exports (auth, discover*, startAuthorization,
- *   exchangeAuthorization, refreshAuthorization, registerClient, ...) — the OAuth
- *   protocol runs in the Rust core here — and InternalMastraMCPClient.
+ * The MCP SDK's OAuth functions that @mastra/mcp re-exports (auth, discover*,
+ * startAuthorization, exchangeAuthorization, ...) and its server-side OAuth helpers
+ * (generateWWWAuthenticateHeader, generateProtectedResourceMetadata,
+ * extractBearerToken) are declared at the end of this file; each runs as a step of
+ * the Rust OAuth engine. Not declared (a compile error beats a runtime one):
+ * InternalMastraMCPClient.
  *
  * Server-side exports of @mastra/mcp 1.18.0 that are intentionally NOT declared
  * here (this package implements the client only):
  *   - classes:   MCPServer, MastraApiMCPServer
  *   - functions: createOAuthMiddleware, createStaticTokenValidator,
- *                createIntrospectionValidator, generateWWWAuthenticateHeader,
- *                generateProtectedResourceMetadata, extractBearerToken
+ *                createIntrospectionValidator
  *   - types:     MastraApiMCPServerOptions, MCPServerProtocolVersion,
  *                MCPServerCacheableMethod, MCPServerCacheHints,
  *                MCPServerResourceContentCallback, MCPServerResourceContent,
@@ -46,8 +47,7 @@
  *                MCPServerPromptMessagesCallback, MCPServerPrompts,
  *                ElicitationActions, MCPRequestHandlerExtra, AppResource,
  *                AppResources, RequestOptions, OAuthMiddlewareOptions,
- *                OAuthMiddlewareResult, MCPServerOAuthConfig,
- *                TokenValidationResult, OAuthResponseOptions
+ *                OAuthMiddlewareResult
  * (`Resource` and `ResourceTemplate`, which 1.18 exports from its server
  * module, are plain protocol types and ARE declared below.)
  */
@@ -1358,8 +1358,8 @@ export interface OAuthCallbackServer {
 // OAuth flow helpers
 //
 // @mastra/mcp 1.18 re-exports these from the MCP SDK, so user code may import
-// them from '@mastra/mcp'. This package runs OAuth in its Rust core and does not
-// export those functions; only the types that its own API uses remain here.
+// them from '@mastra/mcp'. Here each runs as a step of the Rust OAuth engine; the
+// functions are declared at the end of this file.
 // ===========================================================================
 
 
@@ -1379,6 +1379,8 @@ export interface AuthOptions {
   resourceMetadataUrl?: URL;
   fetchFn?: FetchLike;
   skipIssuerMetadataValidation?: boolean;
+  /** Skip the refresh-token branch and start a new authorization. */
+  forceReauthorization?: boolean;
 }
 
 // ---------------------------------------------------------------------------
@@ -1444,3 +1446,134 @@ export declare function createOAuthCallbackServer(options: OAuthCallbackServerOp
 export declare class UnauthorizedError extends Error {
   constructor(message?: string);
 }
+
+// ===========================================================================
+// OAuth functions (the MCP SDK's, as @mastra/mcp re-exports them)
+// ===========================================================================
+
+/**
+ * The whole OAuth flow with a server: discovery, client identity (stored, Client ID
+ * Metadata Document, or dynamic registration), then the code exchange, a
+ * non-interactive grant (`prepareTokenRequest`), a refresh, or a redirect.
+ */
+export declare function auth(provider: OAuthClientProvider, options: AuthOptions): Promise<AuthResult>;
+
+/** RFC 9728 protected-resource metadata of an MCP server. */
+export declare function discoverOAuthProtectedResourceMetadata(
+  serverUrl: string | URL,
+  opts?: { protocolVersion?: string; resourceMetadataUrl?: string | URL },
+  fetchFn?: FetchLike,
+): Promise<OAuthProtectedResourceMetadata>;
+
+/** RFC 8414 metadata (`undefined` on 404). Deprecated in the SDK in favour of {@link discoverAuthorizationServerMetadata}. */
+export declare function discoverOAuthMetadata(
+  issuer: string | URL,
+  options?: { authorizationServerUrl?: string | URL; protocolVersion?: string },
+  fetchFn?: FetchLike,
+): Promise<OAuthMetadata | undefined>;
+
+/** The metadata URLs tried for an authorization server, in priority order. */
+export declare function buildDiscoveryUrls(authorizationServerUrl: string | URL): { url: URL; type: 'oauth' | 'oidc' }[];
+
+/** RFC 8414 / OpenID Connect discovery with the issuer echo check. */
+export declare function discoverAuthorizationServerMetadata(
+  authorizationServerUrl: string | URL,
+  options?: { fetchFn?: FetchLike; protocolVersion?: string; skipIssuerValidation?: boolean },
+): Promise<AuthorizationServerMetadata | undefined>;
+
+/** An authorization URL with a fresh PKCE S256 challenge, and its code verifier. */
+export declare function startAuthorization(
+  authorizationServerUrl: string | URL,
+  options: {
+    metadata?: AuthorizationServerMetadata;
+    clientInformation: OAuthClientInformationMixed;
+    redirectUrl: string | URL;
+    scope?: string;
+    state?: string;
+    resource?: URL;
+  },
+): Promise<{ authorizationUrl: URL; codeVerifier: string }>;
+
+/** Exchanges an authorization code for tokens (RFC 9207 `iss` checked first). */
+export declare function exchangeAuthorization(
+  authorizationServerUrl: string | URL,
+  options: {
+    metadata?: AuthorizationServerMetadata;
+    clientInformation: OAuthClientInformationMixed;
+    authorizationCode: string;
+    iss?: string;
+    codeVerifier: string;
+    redirectUri: string | URL;
+    resource?: URL;
+    addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
+    fetchFn?: FetchLike;
+  },
+): Promise<OAuthTokens>;
+
+/** Exchanges a refresh token for new tokens (keeping the refresh token when not rotated). */
+export declare function refreshAuthorization(
+  authorizationServerUrl: string | URL,
+  options: {
+    metadata?: AuthorizationServerMetadata;
+    clientInformation: OAuthClientInformationMixed;
+    refreshToken: string;
+    resource?: URL;
+    addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
+    fetchFn?: FetchLike;
+  },
+): Promise<OAuthTokens>;
+
+/** RFC 7591 dynamic client registration. */
+export declare function registerClient(
+  authorizationServerUrl: string | URL,
+  options: { metadata?: AuthorizationServerMetadata; clientMetadata: OAuthClientMetadata; scope?: string; fetchFn?: FetchLike },
+): Promise<OAuthClientInformationFull>;
+
+/** The `resource_metadata` URL of a response's `WWW-Authenticate` Bearer challenge. */
+export declare function extractResourceMetadataUrl(res: Response): URL | undefined;
+
+/** The RFC 8707 resource to request (the provider's `validateResourceURL` decides when it has one). */
+export declare function selectResourceURL(
+  serverUrl: string | URL,
+  provider: OAuthClientProvider,
+  resourceMetadata?: OAuthProtectedResourceMetadata,
+): Promise<URL | undefined>;
+
+/** Parses an OAuth error response (a `server_error` when it is not one). */
+export declare function parseErrorResponse(input: Response | string): Promise<OAuthErrorLike>;
+
+/** Configuration of an OAuth-protected MCP server (RFC 9728 metadata and token validation). */
+export interface MCPServerOAuthConfig {
+  resource: string;
+  authorizationServers: string[];
+  scopesSupported?: string[];
+  resourceName?: string;
+  resourceDocumentation?: string;
+  validateToken?: (token: string, resource: string) => Promise<TokenValidationResult>;
+}
+
+/** Result of validating an access token. */
+export interface TokenValidationResult {
+  valid: boolean;
+  error?: string;
+  errorDescription?: string;
+  scopes?: string[];
+  subject?: string;
+  expiresAt?: number;
+  claims?: Record<string, unknown>;
+}
+
+/** Options of {@link generateWWWAuthenticateHeader}. */
+export interface OAuthResponseOptions {
+  resourceMetadataUrl?: string;
+  additionalParams?: Record<string, string>;
+}
+
+/** A `WWW-Authenticate` value for a 401 (`Bearer resource_metadata="..."`). */
+export declare function generateWWWAuthenticateHeader(options?: OAuthResponseOptions): string;
+
+/** RFC 9728 protected-resource metadata for a server. */
+export declare function generateProtectedResourceMetadata(config: MCPServerOAuthConfig): OAuthProtectedResourceMetadata;
+
+/** The token of an `Authorization: Bearer` header. */
+export declare function extractBearerToken(authHeader: string | null | undefined): string | undefined;

@@ -10,6 +10,7 @@ const { buildTool, toDefinition } = require('./tools.cjs');
 const { createServerProxyClass } = require('./proxy.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
+const { callProvider } = require('./oauth-provider-ops.cjs');
 
 let nextFlowId = 0x40000000; // disjoint from tool call ids
 
@@ -35,38 +36,6 @@ function settleDirectCall(directCalls, { id, ok, json }) {
   directCallSettled();
   if (ok) pending.resolve(JSON.parse(json));
   else pending.reject(new Error(json));
-}
-
-/** Calls one method of a server's OAuth provider for the core. */
-async function callProvider(provider, { op, args }) {
-  if (!provider) throw new Error('no OAuth provider is configured for this server');
-  switch (op) {
-    case 'config':
-      return {
-        redirectUrl: provider.redirectUrl === undefined ? '' : String(provider.redirectUrl),
-        clientMetadata: provider.clientMetadata ?? {},
-        clientMetadataUrl: provider.clientMetadataUrl,
-      };
-    case 'tokens':
-    case 'clientInformation':
-    case 'discoveryState':
-      return (await provider[op]?.()) ?? null;
-    case 'redirectToAuthorization':
-      await provider.redirectToAuthorization(new URL(args));
-      return null;
-    case 'applyResolvedRedirectUrl':
-      await provider.applyResolvedRedirectUrl?.(args.url, args.candidates);
-      return null;
-    case 'saveTokens':
-    case 'saveClientInformation':
-    case 'saveCodeVerifier':
-    case 'saveDiscoveryState':
-    case 'invalidateCredentials':
-      await provider[op]?.(args);
-      return null;
-    default:
-      throw new Error(`unknown OAuth provider operation ${op}`);
-  }
 }
 
 const LOG_LEVEL_METHOD = {

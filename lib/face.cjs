@@ -4,6 +4,7 @@ const { withFallbacks } = require('./core-deps.cjs');
 const { createMCPClientClass } = require('./client.cjs');
 const content = require('./call-tool-content.cjs');
 const oauth = require('./oauth.cjs');
+const oauthSteps = require('./oauth-steps.cjs');
 
 function createFace(core) {
   const deps = withFallbacks(core);
@@ -16,6 +17,7 @@ function createFace(core) {
     getMcpCallToolContent: content.getMcpCallToolContent,
     getMcpCallToolMeta: content.getMcpCallToolMeta,
     ...oauth,
+    ...oauthSteps,
   };
 }
 

@@ -74,7 +74,17 @@ pub async fn open_session(
         ServerSpec::Http(spec) => {
             let remote = remote.ok_or_else(|| McpError::invalid_config(&name, "internal: no HTTP client for a url server"))?;
             let oauth = remote.oauth.clone();
-            let result = open_http(&name, &spec, handler, request_timeout_ms, remote).await;
+            let mut result = open_http(&name, &spec, handler.clone(), request_timeout_ms, remote.clone()).await;
+            // A provider without a browser step (client credentials) gets tokens now; the
+            // connect is tried once more with them.
+            if let (Err(Failure { auth: Some(challenge), .. }), Some(session)) = (&result, &oauth) {
+                match session.authorize_without_browser(challenge.as_deref()).await {
+                    Ok(true) => result = open_http(&name, &spec, handler, request_timeout_ms, remote).await,
+                    Ok(false) => {}
+                    Err(BeginError::Policy { id, message }) => return Err(McpError::new(ErrorKind::Policy(id), &name, message).in_connect()),
+                    Err(BeginError::Failed(e)) => return Err(McpError::new(ErrorKind::AuthFailed, &name, e).in_connect()),
+                }
+            }
             match (result, oauth) {
                 (Ok(opened), Some(session)) => {
                     session.set_state(AuthState::Authorized);

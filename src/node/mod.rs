@@ -5,6 +5,7 @@ mod callbacks;
 mod client;
 mod fetch;
 mod oauth;
+mod oauth_steps;
 
 use std::sync::OnceLock;
 

@@ -17,11 +17,23 @@ pub struct ProviderConfig {
     pub redirect_url: String,
     pub client_metadata: Value,
     pub client_metadata_url: Option<String>,
+    /// The optional `OAuthClientProvider` methods this provider implements
+    /// (`prepareTokenRequest`, `addClientAuthentication`, `validateResourceURL`, `state`, ...).
+    pub hooks: Vec<String>,
 }
 
 impl ProviderConfig {
     pub fn client_name(&self) -> Option<String> {
         self.client_metadata.get("client_name").and_then(Value::as_str).map(str::to_string)
+    }
+
+    pub fn has(&self, hook: &str) -> bool {
+        self.hooks.iter().any(|h| h == hook)
+    }
+
+    /// Whether the provider sends users to a browser (it has a `redirectUrl`).
+    pub fn interactive(&self) -> bool {
+        !self.redirect_url.is_empty()
     }
 
     /// Scopes the client asks for when the server does not say.
@@ -48,6 +60,11 @@ impl Provider<'_> {
             redirect_url: v.get("redirectUrl").and_then(Value::as_str).unwrap_or_default().to_string(),
             client_metadata: v.get("clientMetadata").cloned().unwrap_or(Value::Null),
             client_metadata_url: v.get("clientMetadataUrl").and_then(Value::as_str).map(str::to_string),
+            hooks: v
+                .get("hooks")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default(),
         })
     }
 
@@ -93,4 +110,62 @@ impl Provider<'_> {
     pub async fn apply_resolved_redirect_url(&self, url: &str, candidates: &[String]) -> Result<(), String> {
         self.0.call("applyResolvedRedirectUrl", json!({ "url": url, "candidates": candidates })).await.map(drop)
     }
+
+    pub async fn code_verifier(&self) -> Result<String, String> {
+        let v = self.0.call("codeVerifier", Value::Null).await?;
+        v.as_str().map(str::to_string).ok_or_else(|| "the OAuth provider's codeVerifier() returned no string".to_string())
+    }
+
+    /// `state()`, when the provider implements it.
+    pub async fn state(&self) -> Result<Option<String>, String> {
+        Ok(self.0.call("state", Value::Null).await?.as_str().map(str::to_string))
+    }
+
+    pub async fn save_resource_url(&self, url: &str) -> Result<(), String> {
+        self.0.call("saveResourceUrl", json!(url)).await.map(drop)
+    }
+
+    pub async fn save_authorization_server_url(&self, url: &str) -> Result<(), String> {
+        self.0.call("saveAuthorizationServerUrl", json!(url)).await.map(drop)
+    }
+
+    /// `validateResourceURL(serverUrl, resource)`: the resource to send, or `None` for none.
+    pub async fn validate_resource_url(&self, server_url: &str, resource: Option<&str>) -> Result<Option<String>, String> {
+        let v = self.0.call("validateResourceURL", json!({ "serverUrl": server_url, "resource": resource })).await?;
+        Ok(v.as_str().map(str::to_string))
+    }
+
+    /// `prepareTokenRequest(scope)`: the grant parameters, or `None` for the default grant.
+    pub async fn prepare_token_request(&self, scope: Option<&str>) -> Result<Option<Vec<(String, String)>>, String> {
+        let v = self.0.call("prepareTokenRequest", json!(scope)).await?;
+        Ok(pairs(&v))
+    }
+
+    /// `addClientAuthentication(headers, params, url, metadata)`: the request as the hook left it.
+    pub async fn add_client_authentication(
+        &self,
+        headers: &[(String, String)],
+        params: &[(String, String)],
+        url: &str,
+        metadata: Option<&Value>,
+    ) -> Result<(Vec<(String, String)>, Vec<(String, String)>), String> {
+        let v = self
+            .0
+            .call("addClientAuthentication", json!({ "headers": headers, "params": params, "url": url, "metadata": metadata }))
+            .await?;
+        let headers = v.get("headers").and_then(pairs).ok_or("addClientAuthentication returned no headers")?;
+        let params = v.get("params").and_then(pairs).ok_or("addClientAuthentication returned no params")?;
+        Ok((headers, params))
+    }
+}
+
+/// `[[key, value], ...]` as pairs; `None` for null or another shape.
+fn pairs(v: &Value) -> Option<Vec<(String, String)>> {
+    v.as_array()?
+        .iter()
+        .map(|p| match p.as_array().map(Vec::as_slice) {
+            Some([Value::String(k), Value::String(v)]) => Some((k.clone(), v.clone())),
+            _ => None,
+        })
+        .collect()
 }

@@ -14,6 +14,8 @@ use tokio::sync::{Mutex, OnceCell};
 use super::callback::Callback;
 use super::http::NetOAuthHttp;
 use super::provider::{AuthProvider, Provider, ProviderConfig};
+use super::steps::driver::{self, AuthOptions, AuthResult};
+use super::steps::StepError;
 use super::store::ProviderCredentialStore;
 use crate::core::net::{NetClient, NetError};
 
@@ -300,6 +302,30 @@ impl OAuthSession {
         Ok(auth_url)
     }
 
+    /// A provider with no browser step (no `redirectUrl`: client credentials or another grant
+    /// its `prepareTokenRequest` prepares) obtains tokens right away through the `auth()`
+    /// driver, as the SDK's transport does on a 401. `Ok(true)` when tokens were stored and
+    /// the request can be retried; `Ok(false)` for interactive providers.
+    pub async fn authorize_without_browser(&self, challenge: Option<&str>) -> Result<bool, BeginError> {
+        let config = self.provider().config().await?;
+        if config.interactive() {
+            return Ok(false);
+        }
+        let params = challenge.map(super::challenge::challenge_params).unwrap_or_default();
+        let options = AuthOptions {
+            server_url: self.resource.to_string(),
+            scope: params.scope,
+            resource_metadata_url: params.resource_metadata_url.map(String::from),
+            ..Default::default()
+        };
+        match driver::auth(&self.net, self.provider.as_ref(), &options).await {
+            Ok(AuthResult::Authorized) => Ok(true),
+            Ok(AuthResult::Redirect) => Ok(false),
+            Err(StepError::Net(NetError::Policy { id, message })) => Err(BeginError::Policy { id, message }),
+            Err(e) => Err(BeginError::Failed(format!("OAuth for MCP server {} failed: {e}", self.server))),
+        }
+    }
+
     /// A request was refused: the server needs (more) authorization. `authenticate()` starts
     /// it; starting it here too would count twice against the authorization server's patience
     /// (and the conformance suite's retry limit).
@@ -328,7 +354,7 @@ impl OAuthSession {
     /// while its callback server listens.
     pub async fn begin_step_up(&self, challenge: &str) -> Result<(), BeginError> {
         self.set_state(AuthState::NeedsAuth);
-        let required = crate::core::transport::streamable::challenge_param(challenge, "scope").unwrap_or_default();
+        let required = super::challenge::challenge_param(challenge, "scope").unwrap_or_default();
         let provider = self.provider();
         let config = provider.config().await?;
         let redirect = self.redirect_url(&config);

@@ -2,6 +2,7 @@
 //! close) driven by our own HTTP client, so every request goes through the host policy and the
 //! chosen backend, and failures keep their real HTTP status.
 
+use crate::core::auth::challenge::challenge_param;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -111,24 +112,6 @@ async fn status_error(response: HttpResponse) -> StreamableHttpError<NetError> {
     StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
 }
 
-/// A `key="value"` (or bare `key=value`) parameter of a `WWW-Authenticate` challenge.
-pub fn challenge_param(challenge: &str, key: &str) -> Option<String> {
-    let needle = format!("{key}=");
-    let mut rest = challenge;
-    while let Some(i) = rest.find(&needle) {
-        let boundary = i == 0 || matches!(rest.as_bytes()[i - 1], b' ' | b',');
-        let value = &rest[i + needle.len()..];
-        if boundary {
-            return Some(match value.strip_prefix('"') {
-                Some(quoted) => quoted.split('"').next().unwrap_or_default().to_string(),
-                None => value.split([',', ' ']).next().unwrap_or_default().to_string(),
-            });
-        }
-        rest = value;
-    }
-    None
-}
-
 fn sse_events(response: HttpResponse) -> BoxStream<'static, Result<Sse, SseError>> {
     SseStream::from_bytes_stream(response.body).boxed()
 }
@@ -227,19 +210,5 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
         }
         Ok(sse_events(response))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::challenge_param;
-
-    #[test]
-    fn challenge_parameters_are_read_quoted_or_bare() {
-        let c = r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="http://h/x""#;
-        assert_eq!(challenge_param(c, "scope").as_deref(), Some("mcp:read mcp:write"));
-        assert_eq!(challenge_param(c, "error").as_deref(), Some("insufficient_scope"));
-        assert_eq!(challenge_param("Bearer scope=a", "scope").as_deref(), Some("a"));
-        assert_eq!(challenge_param(c, "missing"), None);
     }
 }
