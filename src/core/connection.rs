@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
-use rmcp::model::{ClientNotification, ClientRequest, RequestMetaObject};
+use rmcp::model::{ClientNotification, ClientRequest, CustomRequest, RequestMetaObject};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::Peer;
 use serde_json::{json, Value};
@@ -69,7 +69,7 @@ enum State {
 }
 
 /// Per-request options.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct RequestOptions {
     pub timeout_ms: Option<u64>,
     pub meta: Option<Value>,
@@ -80,6 +80,9 @@ pub struct RequestOptions {
     pub progress_token: Option<Value>,
     /// Id of the user operation (for a custom `fetch`'s request context).
     pub context: Option<u32>,
+    /// Send `params` exactly as given: rmcp's typed requests drop fields they do not model
+    /// (the 2025-11-25 `task` of a `tools/call`) and have no `tasks/result`.
+    pub verbatim: bool,
 }
 
 /// Why a request failed: whether it provably never reached the server matters for retries.
@@ -106,6 +109,8 @@ pub struct Connection {
     /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
     generation: AtomicU64,
     tools_cache: Mutex<Option<(u64, Arc<Vec<Value>>)>>,
+    /// Some cached tool has `execution.taskSupport` (so calls must look before taking the lane).
+    task_tools: AtomicBool,
 }
 
 impl Connection {
@@ -126,6 +131,7 @@ impl Connection {
             roots: config.roots.clone(),
             tools_epoch: AtomicU64::new(0),
             progress_aliases: Mutex::new(HashMap::new()),
+            task_updates: tokio::sync::watch::channel(0).0,
         });
         Connection {
             config,
@@ -135,6 +141,7 @@ impl Connection {
             state: tokio::sync::Mutex::new(State::Idle),
             generation: AtomicU64::new(0),
             tools_cache: Mutex::new(None),
+            task_tools: AtomicBool::new(false),
         }
     }
 
@@ -271,14 +278,17 @@ impl Connection {
         if let Some(lane) = live.lane.clone() {
             return self.send_on_lane(&lane, method, params, options).await;
         }
-        let mut request: ClientRequest = serde_json::from_value(json!({ "method": method, "params": params }))
-            .map_err(|e| {
+        let mut request: ClientRequest = if options.verbatim {
+            ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)))
+        } else {
+            serde_json::from_value(json!({ "method": method, "params": params })).map_err(|e| {
                 RequestFailure::Failed(McpError::new(
                     ErrorKind::InvalidState,
                     name,
                     format!("Invalid {method} request: {e}"),
                 ))
-            })?;
+            })?
+        };
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
@@ -443,6 +453,8 @@ impl Connection {
         } else {
             Arc::new(Vec::new())
         };
+        let any_task = tools.iter().any(|t| super::tasks::TaskSupport::of(t) != super::tasks::TaskSupport::Forbidden);
+        self.task_tools.store(any_task, Ordering::SeqCst);
         if let Ok(mut cache) = self.tools_cache.lock() {
             *cache = Some((epoch, tools.clone()));
         }
@@ -455,6 +467,37 @@ impl Connection {
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         let cache = self.tools_cache.lock().ok()?;
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+    }
+
+    /// The cached `tools/list` entry of a tool, if the list is cached (any epoch).
+    pub fn cached_tool(&self, name: &str) -> Option<Value> {
+        let cache = self.tools_cache.lock().ok()?;
+        let (_, tools) = cache.as_ref()?;
+        tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name)).cloned()
+    }
+
+    /// Whether any cached tool of this server may run as a task.
+    pub fn has_task_tools(&self) -> bool {
+        self.task_tools.load(Ordering::SeqCst)
+    }
+
+    /// Records that a tool requires task augmentation (the server said so when called plainly;
+    /// rmcp's typed tool list, used over HTTP, drops `execution`).
+    pub fn mark_task_tool(&self, name: &str) {
+        self.task_tools.store(true, Ordering::SeqCst);
+        let Ok(mut cache) = self.tools_cache.lock() else { return };
+        if let Some((epoch, tools)) = cache.as_ref() {
+            let mut list = tools.as_ref().clone();
+            if let Some(entry) = list.iter_mut().find(|t| t.get("name").and_then(Value::as_str) == Some(name)) {
+                entry["execution"] = json!({ "taskSupport": "required" });
+            }
+            *cache = Some((*epoch, Arc::new(list)));
+        }
+    }
+
+    /// State shared with this server's handlers (events, task status wake-ups).
+    pub(crate) fn shared(&self) -> &Arc<HandlerShared> {
+        &self.shared
     }
 
     /// Instructions of the live session, if connected.

@@ -35,10 +35,12 @@ pub struct HandlerShared {
     pub tools_epoch: AtomicU64,
     /// rmcp progress token (as JSON) → the token the user asked for.
     pub progress_aliases: Mutex<HashMap<String, Value>>,
+    /// Bumped on every task status notification: wakes task pollers early.
+    pub task_updates: tokio::sync::watch::Sender<u64>,
 }
 
 impl HandlerShared {
-    fn emit(&self, kind: EventKind, payload: Value) {
+    pub(crate) fn emit(&self, kind: EventKind, payload: Value) {
         self.sink.emit(ServerEvent { server: self.server.clone(), kind, payload });
     }
 
@@ -75,6 +77,9 @@ impl HandlerShared {
             }
             ServerNotification::PromptListChangedNotification(_) => {
                 self.emit(EventKind::PromptListChanged, Value::Null);
+            }
+            ServerNotification::CustomNotification(n) if n.method == super::tasks::STATUS_NOTIFICATION => {
+                self.task_updates.send_modify(|n| *n = n.wrapping_add(1));
             }
             _ => {}
         }

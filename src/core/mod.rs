@@ -12,6 +12,7 @@ pub mod net;
 mod open;
 pub mod registry;
 pub mod results;
+pub mod tasks;
 pub mod transport;
 
 pub use config::{ServerConfig, ServerSpec};
