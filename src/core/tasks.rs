@@ -96,14 +96,30 @@ pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: R
         return TaskCall::new(conn, &tool, options).run(params).await;
     }
     match conn.request("tools/call", Value::Object(params.clone()), options.clone()).await {
-        // A tool that requires a task answers a plain call with -32601 and does not run it
+        // A tool that requires a task refuses a plain call with -32601 and does not run it
         // (2025-11-25 tasks); rmcp's typed tool list (HTTP) does not tell us beforehand.
-        Err(e) if refused_for_want_of_task(&e) => {
-            tracing::debug!(server = %conn.name(), tool = %tool, "tool requires a task; calling it as one");
-            conn.mark_task_tool(&tool);
-            TaskCall::new(conn, &tool, options).run(params).await
-        }
-        other => other,
+        Err(e) if e.rpc_code == Some(-32601) && mentions_task(&e.message) => {}
+        Ok(result) if is_task_refusal(&result) => {}
+        other => return other,
+    }
+    tracing::debug!(server = %conn.name(), tool = %tool, "tool requires a task; calling it as one");
+    conn.mark_task_tool(&tool);
+    TaskCall::new(conn, &tool, options).run(params).await
+}
+
+fn mentions_task(text: &str) -> bool {
+    text.to_ascii_lowercase().contains("task")
+}
+
+/// The TypeScript SDK reports the -32601 refusal as a tool error result: `isError` with a
+/// single text naming the code and the task requirement.
+fn is_task_refusal(result: &Value) -> bool {
+    if result.get("isError").and_then(Value::as_bool) != Some(true) {
+        return false;
+    }
+    match result.get("content").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([only]) => only.get("text").and_then(Value::as_str).is_some_and(|t| t.contains("-32601") && mentions_task(t)),
+        _ => false,
     }
 }
 
@@ -111,9 +127,6 @@ fn same_session(a: &Option<Arc<Live>>, b: Option<Arc<Live>>) -> bool {
     matches!((a, b), (Some(a), Some(b)) if Arc::ptr_eq(a, &b))
 }
 
-fn refused_for_want_of_task(e: &McpError) -> bool {
-    e.rpc_code == Some(-32601) && e.message.to_ascii_lowercase().contains("task")
-}
 
 /// One tool call running as a task.
 struct TaskCall<'a> {
@@ -312,5 +325,13 @@ mod tests {
         assert_eq!(view.message.as_deref(), Some("need input"));
         assert_eq!(view.poll, Some(MIN_POLL));
         assert_eq!(TaskView::parse(&json!({ "content": [] })), None);
+    }
+
+    #[test]
+    fn a_task_refusal_is_told_from_a_tool_error() {
+        let text = "MCP error -32601: Tool t requires task augmentation (taskSupport: 'required')";
+        assert!(is_task_refusal(&json!({ "isError": true, "content": [{ "type": "text", "text": text }] })));
+        assert!(!is_task_refusal(&json!({ "content": [{ "type": "text", "text": text }] })));
+        assert!(!is_task_refusal(&json!({ "isError": true, "content": [{ "type": "text", "text": "disk full" }] })));
     }
 }
