@@ -78,6 +78,7 @@ fn spawn(config: &ServerConfig) -> PipeTransport<tokio::process::ChildStdout> {
         roots: Vec::new(),
         tools_epoch: AtomicU64::new(0),
         progress_aliases: Mutex::new(HashMap::new()),
+        task_updates: tokio::sync::watch::channel(0).0,
     });
     PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group))
 }

@@ -58,6 +58,7 @@ fn shared() -> Arc<HandlerShared> {
         roots: Vec::new(),
         tools_epoch: AtomicU64::new(0),
         progress_aliases: Mutex::new(HashMap::new()),
+        task_updates: tokio::sync::watch::channel(0).0,
     })
 }
 

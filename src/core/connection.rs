@@ -469,11 +469,17 @@ impl Connection {
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
     }
 
-    /// The cached `tools/list` entry of a tool, if the list is cached (any epoch).
-    pub fn cached_tool(&self, name: &str) -> Option<Value> {
+    /// A tool's `execution.taskSupport` from the cached list (`None` when no list is cached).
+    /// Cheap when no cached tool does tasks: no scan.
+    pub fn tool_task_support(&self, name: &str) -> Option<super::tasks::TaskSupport> {
+        use super::tasks::TaskSupport;
         let cache = self.tools_cache.lock().ok()?;
         let (_, tools) = cache.as_ref()?;
-        tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name)).cloned()
+        if !self.task_tools.load(Ordering::SeqCst) {
+            return Some(TaskSupport::Forbidden);
+        }
+        let entry = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name));
+        Some(entry.map(TaskSupport::of).unwrap_or(TaskSupport::Forbidden))
     }
 
     /// Whether any cached tool of this server may run as a task.

@@ -74,15 +74,15 @@ impl TaskView {
 
 /// Whether a call of `tool` on this server runs as a task. `caller_asks` opts an `optional` tool in.
 pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
-    let entry = match conn.cached_tool(tool) {
-        Some(entry) => Some(entry),
+    let support = match conn.tool_task_support(tool) {
+        Some(support) => Some(support),
         // Not listed yet (a tool rebuilt from a cached definition): list only if the server does tasks.
         None => match conn.current().await {
-            Some(live) if server_has(&live, "tasks") => conn.tools().await.ok().and_then(|_| conn.cached_tool(tool)),
+            Some(live) if server_has(&live, "tasks") => conn.tools().await.ok().and_then(|_| conn.tool_task_support(tool)),
             _ => None,
         },
     };
-    match entry.as_ref().map(TaskSupport::of) {
+    match support {
         Some(TaskSupport::Required) => true,
         Some(TaskSupport::Optional) => caller_asks,
         _ => false,

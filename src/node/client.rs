@@ -303,7 +303,7 @@ impl NativeClient {
         let conn = self.server(&server)?;
         let Some(lane) = conn.ready_lane() else { return Ok(false) };
         // A task tool takes the async path, which follows the task to its result.
-        if conn.has_task_tools() && conn.cached_tool(&name).is_some_and(|t| TaskSupport::of(&t) == TaskSupport::Required) {
+        if conn.has_task_tools() && conn.tool_task_support(&name) == Some(TaskSupport::Required) {
             return Ok(false);
         }
         let params = tool_call_params(&name, &args_json, meta_json.as_deref())
