@@ -67,6 +67,9 @@ pub struct ServerConfig {
     pub capabilities: Map<String, Value>,
     /// Roots answered to `roots/list`.
     pub roots: Vec<Value>,
+    /// `protocolVersion`: pins the protocol revision (`2026-07-28`, or a revision reached
+    /// with the `initialize` handshake). Unset: 2026-07-28 where the server supports it.
+    pub protocol_version: Option<String>,
 }
 
 impl ServerConfig {
@@ -106,6 +109,7 @@ impl ServerConfig {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
+            protocol_version: obj.get("protocolVersion").and_then(Value::as_str).map(str::to_string),
         }
     }
 

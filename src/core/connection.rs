@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::ServerConfig;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
-use super::handler::{Handler, HandlerShared};
+use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use super::net::NetError;
 use super::transport::streamable::FetchContext;
 use rmcp::model::GetExtensions;
@@ -132,6 +132,8 @@ impl Connection {
             tools_epoch: AtomicU64::new(0),
             progress_aliases: Mutex::new(HashMap::new()),
             task_updates: tokio::sync::watch::channel(0).0,
+            pinned_version: config.protocol_version.clone(),
+            legacy_era: AtomicBool::new(false),
         });
         Connection {
             config,
@@ -610,10 +612,16 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         http_session: opened.http_session,
-        lane: opened.lane,
+        // The lane writes requests itself; a 2026-07-28 request must carry the client's
+        // `_meta` (version, info, capabilities), which rmcp's peer adds: no lane there.
+        lane: opened.lane.filter(|_| info.as_ref().map(|i| i.protocol_version.to_string()).as_deref() != Some(MODERN_PROTOCOL_VERSION)),
         peer,
         service: tokio::sync::Mutex::new(Some(opened.service)),
     };
+    if live.protocol_version != MODERN_PROTOCOL_VERSION {
+        // Remembered: the next connect to this server starts with the handshake.
+        shared.legacy_era.store(true, Ordering::SeqCst);
+    }
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
     Ok(Arc::new(live))
 }

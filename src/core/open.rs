@@ -13,7 +13,10 @@ use tokio::io::AsyncReadExt;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
-use super::handler::{Handler, HandlerShared};
+use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
+use rmcp::model::ProtocolVersion;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
+use std::sync::atomic::Ordering;
 use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
@@ -124,23 +127,16 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         return open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await;
     }
     let session = Arc::new(Mutex::new(None));
-    let http = McpHttp { net: net.clone(), session: session.clone() };
-    let shared = handler.shared.clone();
-    let attempt = match &remote.oauth {
-        Some(oauth) => {
-            let client = oauth.authorize(http).await.map_err(|e| Failure {
-                error: McpError::new(ErrorKind::AuthFailed, name, e).in_connect(),
-                falls_back: false,
-                auth: None,
-            })?;
-            let transport = streamable::transport(&spec.url, client);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, &budget).await
+    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
+    if let Err(first) = &attempt {
+        // A server of the handshake era refuses `server/discover` before `initialize` with an
+        // HTTP 400 (no session yet): it is remembered as such, and the handshake follows.
+        if first.error.http_status == Some(400) && matches!(lifecycle(&handler.shared), ClientLifecycleMode::Auto { .. }) {
+            handler.shared.diagnostic("debug", format!("server/discover refused ({}); using the initialize handshake", first.error.message));
+            handler.shared.legacy_era.store(true, Ordering::SeqCst);
+            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
         }
-        None => {
-            let transport = streamable::transport(&spec.url, http);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, &budget).await
-        }
-    };
+    }
     match attempt {
         Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None }),
         Err(first) if first.falls_back => {
@@ -163,6 +159,35 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         }
         Err(first) => Err(first),
     }
+}
+
+/// One Streamable HTTP connect. The outer error is final (OAuth could not even start).
+async fn open_streamable(
+    name: &str,
+    spec: &HttpSpec,
+    handler: &Handler,
+    oauth: &Option<Arc<OAuthSession>>,
+    net: &NetClient,
+    session: &Arc<Mutex<Option<String>>>,
+    budget: &Budget,
+) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
+    let http = McpHttp { net: net.clone(), session: session.clone() };
+    let shared = handler.shared.clone();
+    Ok(match oauth {
+        Some(oauth) => {
+            let client = oauth.authorize(http).await.map_err(|e| Failure {
+                error: McpError::new(ErrorKind::AuthFailed, name, e).in_connect(),
+                falls_back: false,
+                auth: None,
+            })?;
+            let transport = streamable::transport(&spec.url, client);
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, budget).await
+        }
+        None => {
+            let transport = streamable::transport(&spec.url, http);
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, budget).await
+        }
+    })
 }
 
 async fn open_sse(
@@ -252,11 +277,25 @@ where
 {
     let own = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
     let (deadline, reported_ms) = if own < budget.deadline { (own, timeout_ms) } else { (budget.deadline, budget.total_ms.min(timeout_ms)) };
-    match tokio::time::timeout_at(deadline, handler.serve(transport)).await {
+    let lifecycle = lifecycle(&handler.shared);
+    match tokio::time::timeout_at(deadline, handler.serve_with_lifecycle(transport, lifecycle)).await {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => Err(classify(name, &e)),
         // No answer at all: as with a refused connection, another transport may still work.
         Err(_) => Err(Failure { error: timed_out(name, reported_ms, "initialize"), falls_back: true, auth: None }),
+    }
+}
+
+/// How a session starts: `server/discover` first (2026-07-28) and the `initialize` handshake
+/// when the server does not know it; straight to the handshake for a server that already
+/// answered with it, or when `protocolVersion` pins an older revision.
+fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
+    let modern = || vec![ProtocolVersion::V_2026_07_28];
+    match shared.pinned_version.as_deref() {
+        Some(MODERN_PROTOCOL_VERSION) => ClientLifecycleMode::Discover { preferred_versions: modern() },
+        Some(_) => ClientLifecycleMode::Initialize,
+        None if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
+        None => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
     }
 }
 
