@@ -128,3 +128,28 @@ test('eras: a server that answered with the handshake is remembered: the reconne
   assert.equal(methods.filter((m) => m === 'server/discover').length, 1, methods.join(' '));
   assert.equal(methods.filter((m) => m === 'initialize').length, 2, methods.join(' '));
 });
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'] })],
+  ['Streamable HTTP', () => ({ url: http.python.url })],
+]) {
+  test(`eras: in a 2026-07-28 session over ${label}, list changes and resource updates arrive through subscriptions/listen`, async () => {
+    const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: define() } });
+    clients.push(c);
+    let toolsChanged = 0;
+    const updates = [];
+    await c.tools.onListChanged('s', () => toolsChanged++);
+    await c.resources.onUpdated('s', (params) => updates.push(params));
+    const tools = await c.listTools();
+    assert.deepEqual(await c.resources.subscribe('s', 'fixture://greeting'), {});
+    // The subscription is (re)opened asynchronously: touch until both arrive.
+    await waitFor(
+      async () => {
+        await tools.s_touch.execute({ uri: 'fixture://greeting' }, {});
+        return toolsChanged > 0 && updates.some((u) => u.uri === 'fixture://greeting');
+      },
+      { timeoutMs: 15000, intervalMs: 200, message: 'tools list_changed and resource update delivered' },
+    );
+    assert.deepEqual(await c.resources.unsubscribe('s', 'fixture://greeting'), {});
+  });
+}

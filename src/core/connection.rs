@@ -41,6 +41,10 @@ pub struct Live {
     http_session: Option<Arc<Mutex<Option<String>>>>,
     /// The request lane of a pipe (stdio) session: requests bypass rmcp's service loop.
     lane: Option<Arc<Lane>>,
+    /// A 2026-07-28 session (no handshake): notifications come through `subscriptions/listen`.
+    modern: bool,
+    /// Stops the session's `subscriptions/listen` (2026-07-28 sessions).
+    listener: Mutex<Option<CancellationToken>>,
 }
 
 impl Live {
@@ -53,7 +57,21 @@ impl Live {
         self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
     }
 
+    /// (Re)opens the session's `subscriptions/listen` with the given resource subscriptions.
+    fn listen(&self, shared: &Arc<HandlerShared>, resources: Vec<String>) {
+        let stop = CancellationToken::new();
+        if let Ok(mut listener) = self.listener.lock() {
+            if let Some(old) = listener.replace(stop.clone()) {
+                old.cancel();
+            }
+        }
+        super::listen::start(self.peer.clone(), shared.clone(), resources, stop);
+    }
+
     async fn close(&self) {
+        if let Some(stop) = self.listener.lock().ok().and_then(|mut l| l.take()) {
+            stop.cancel();
+        }
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close_with_timeout(CLOSE_TIMEOUT).await;
         }
@@ -111,6 +129,8 @@ pub struct Connection {
     tools_cache: Mutex<Option<(u64, Arc<Vec<Value>>)>>,
     /// Some cached tool has `execution.taskSupport` (so calls must look before taking the lane).
     task_tools: AtomicBool,
+    /// Resources subscribed to in a 2026-07-28 session (kept across reconnects).
+    resource_subs: Mutex<Vec<String>>,
 }
 
 impl Connection {
@@ -134,6 +154,7 @@ impl Connection {
             task_updates: tokio::sync::watch::channel(0).0,
             pinned_version: config.protocol_version.clone(),
             legacy_era: AtomicBool::new(false),
+            modern_era: AtomicBool::new(false),
         });
         Connection {
             config,
@@ -144,6 +165,7 @@ impl Connection {
             generation: AtomicU64::new(0),
             tools_cache: Mutex::new(None),
             task_tools: AtomicBool::new(false),
+            resource_subs: Mutex::new(Vec::new()),
         }
     }
 
@@ -231,6 +253,9 @@ impl Connection {
                 if !matches!(&*state, State::Ready(l) if Arc::ptr_eq(l, &live)) {
                     self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
                     *state = State::Ready(live.clone());
+                    if live.modern {
+                        live.listen(&self.shared, self.resource_subscriptions());
+                    }
                 }
                 Ok(live)
             }
@@ -471,6 +496,43 @@ impl Connection {
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
     }
 
+    fn resource_subscriptions(&self) -> Vec<String> {
+        self.resource_subs.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// `resources/subscribe`; in a 2026-07-28 session, the resource joins the session's
+    /// `subscriptions/listen` instead (which is reopened).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<Value> {
+        let live = self.ensure_connected().await?;
+        if !live.modern {
+            return self.request("resources/subscribe", json!({ "uri": uri }), RequestOptions::default()).await;
+        }
+        let resources = {
+            let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
+            if !subs.iter().any(|u| u == uri) {
+                subs.push(uri.to_string());
+            }
+            subs.clone()
+        };
+        live.listen(&self.shared, resources);
+        Ok(json!({}))
+    }
+
+    /// `resources/unsubscribe`, or leaving the 2026-07-28 `subscriptions/listen`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<Value> {
+        let live = self.ensure_connected().await?;
+        if !live.modern {
+            return self.request("resources/unsubscribe", json!({ "uri": uri }), RequestOptions::default()).await;
+        }
+        let resources = {
+            let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
+            subs.retain(|u| u != uri);
+            subs.clone()
+        };
+        live.listen(&self.shared, resources);
+        Ok(json!({}))
+    }
+
     /// A tool's `execution.taskSupport` from the cached list (`None` when no list is cached).
     /// Cheap when no cached tool does tasks: no scan.
     pub fn tool_task_support(&self, name: &str) -> Option<super::tasks::TaskSupport> {
@@ -607,6 +669,7 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
     let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
+    let modern = info.as_ref().map(|i| i.protocol_version.to_string()).as_deref() == Some(MODERN_PROTOCOL_VERSION);
     let live = Live {
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
@@ -614,12 +677,16 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
         http_session: opened.http_session,
         // The lane writes requests itself; a 2026-07-28 request must carry the client's
         // `_meta` (version, info, capabilities), which rmcp's peer adds: no lane there.
-        lane: opened.lane.filter(|_| info.as_ref().map(|i| i.protocol_version.to_string()).as_deref() != Some(MODERN_PROTOCOL_VERSION)),
+        lane: opened.lane.filter(|_| !modern),
+        modern,
+        listener: Mutex::new(None),
         peer,
         service: tokio::sync::Mutex::new(Some(opened.service)),
     };
-    if live.protocol_version != MODERN_PROTOCOL_VERSION {
-        // Remembered: the next connect to this server starts with the handshake.
+    // Remembered: the next connect to this server starts the way this one ended.
+    if modern {
+        shared.modern_era.store(true, Ordering::SeqCst);
+    } else {
         shared.legacy_era.store(true, Ordering::SeqCst);
     }
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));

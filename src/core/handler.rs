@@ -43,6 +43,8 @@ pub struct HandlerShared {
     pub pinned_version: Option<String>,
     /// Set once this server answered with the handshake era: later connects skip discovery.
     pub legacy_era: AtomicBool,
+    /// Set once this server answered `server/discover`: later connects skip the fallback.
+    pub modern_era: AtomicBool,
 }
 
 impl HandlerShared {

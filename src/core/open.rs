@@ -57,22 +57,15 @@ pub async fn open_session(
     let handler = Handler { shared: shared.clone() };
     match spec {
         ServerSpec::Stdio(spec) => {
-            let spawned = stdio::spawn(&name, &spec)?;
-            if let Some(stderr) = spawned.stderr {
-                forward_stderr(shared.clone(), stderr);
-            }
-            #[cfg(unix)]
-            let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
-            let writer = PipeWriter::start(
-                spawned.stdin,
-                #[cfg(unix)]
-                stdin_fd,
-            );
-            let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group));
-            let lane = transport.lane();
             let budget = Budget::new(request_timeout_ms);
-            let service = handshake(&name, handler, transport, request_timeout_ms, &budget).await.map_err(|f| f.error)?;
-            Ok(Opened { service, http_session: None, lane: Some(lane) })
+            let before = lifecycle(&shared);
+            match open_stdio(&name, &spec, handler.clone(), shared.clone(), request_timeout_ms, &budget).await {
+                Err(first) if era_learned(&before, &shared) => {
+                    shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
+                    open_stdio(&name, &spec, handler, shared, request_timeout_ms, &budget).await
+                }
+                other => other,
+            }
         }
         ServerSpec::Http(spec) => {
             let remote = remote.ok_or_else(|| McpError::invalid_config(&name, "internal: no HTTP client for a url server"))?;
@@ -101,6 +94,25 @@ pub async fn open_session(
     }
 }
 
+/// Spawns a stdio server and starts its session.
+async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handler, shared: Arc<HandlerShared>, request_timeout_ms: u64, budget: &Budget) -> Result<Opened> {
+    let spawned = stdio::spawn(name, spec)?;
+    if let Some(stderr) = spawned.stderr {
+        forward_stderr(shared.clone(), stderr);
+    }
+    #[cfg(unix)]
+    let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
+    let writer = PipeWriter::start(
+        spawned.stdin,
+        #[cfg(unix)]
+        stdin_fd,
+    );
+    let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group));
+    let lane = transport.lane();
+    let service = handshake(name, handler, transport, request_timeout_ms, budget).await.map_err(|f| f.error)?;
+    Ok(Opened { service, http_session: None, lane: Some(lane) })
+}
+
 /// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
 /// server is marked `needs-auth`, and the connect fails with an `UnauthorizedError`.
 async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failure) -> McpError {
@@ -127,13 +139,16 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         return open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await;
     }
     let session = Arc::new(Mutex::new(None));
+    let before = lifecycle(&handler.shared);
     let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
     if let Err(first) = &attempt {
         // A server of the handshake era refuses `server/discover` before `initialize` with an
         // HTTP 400 (no session yet): it is remembered as such, and the handshake follows.
-        if first.error.http_status == Some(400) && matches!(lifecycle(&handler.shared), ClientLifecycleMode::Auto { .. }) {
-            handler.shared.diagnostic("debug", format!("server/discover refused ({}); using the initialize handshake", first.error.message));
+        if first.error.http_status == Some(400) && matches!(before, ClientLifecycleMode::Auto { .. }) {
             handler.shared.legacy_era.store(true, Ordering::SeqCst);
+        }
+        if era_learned(&before, &handler.shared) {
+            handler.shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting again", first.error.message));
             attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
         }
     }
@@ -278,12 +293,38 @@ where
     let own = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
     let (deadline, reported_ms) = if own < budget.deadline { (own, timeout_ms) } else { (budget.deadline, budget.total_ms.min(timeout_ms)) };
     let lifecycle = lifecycle(&handler.shared);
+    let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    let shared = handler.shared.clone();
     match tokio::time::timeout_at(deadline, handler.serve_with_lifecycle(transport, lifecycle)).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(classify(name, &e)),
+        Ok(Err(e)) => {
+            if auto {
+                learn_era(&shared, &e);
+            }
+            Err(classify(name, &e))
+        }
         // No answer at all: as with a refused connection, another transport may still work.
         Err(_) => Err(Failure { error: timed_out(name, reported_ms, "initialize"), falls_back: true, auth: None }),
     }
+}
+
+/// What a failed automatic start says about the server's era (the caller then retries once,
+/// on a fresh transport, the way this sets): an answer to `server/discover` that is not a
+/// discover result means the handshake era; a discover answer that came after rmcp's
+/// 10 s probe window (a slow-starting server) means 2026-07-28.
+fn learn_era(shared: &HandlerShared, e: &ClientInitializeError) {
+    match e {
+        ClientInitializeError::ExpectedInitResult(_)
+        | ClientInitializeError::ExpectedInitResponse(_)
+        | ClientInitializeError::UncorrelatedErrorResponse { .. } => shared.legacy_era.store(true, Ordering::SeqCst),
+        ClientInitializeError::ConflictInitResponseId(..) => shared.modern_era.store(true, Ordering::SeqCst),
+        _ => {}
+    }
+}
+
+/// Whether a failed start under `before` taught us the era, so that one more start is worth it.
+fn era_learned(before: &ClientLifecycleMode, shared: &HandlerShared) -> bool {
+    matches!(before, ClientLifecycleMode::Auto { .. }) && !matches!(lifecycle(shared), ClientLifecycleMode::Auto { .. })
 }
 
 /// How a session starts: `server/discover` first (2026-07-28) and the `initialize` handshake
@@ -295,6 +336,7 @@ fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
         Some(MODERN_PROTOCOL_VERSION) => ClientLifecycleMode::Discover { preferred_versions: modern() },
         Some(_) => ClientLifecycleMode::Initialize,
         None if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
+        None if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
         None => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
     }
 }

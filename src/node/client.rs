@@ -362,13 +362,13 @@ impl NativeClient {
     #[napi]
     pub async fn subscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.request("resources/subscribe", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+        conn.subscribe_resource(&uri).await.map_err(to_napi)
     }
 
     #[napi]
     pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.request("resources/unsubscribe", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+        conn.unsubscribe_resource(&uri).await.map_err(to_napi)
     }
 
     /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.
