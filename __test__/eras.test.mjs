@@ -1,7 +1,8 @@
 // One scenario suite over both protocol eras and both stdio and Streamable HTTP:
 // server-everything (2025-11-25, initialize handshake) and a server on the official Python SDK
 // 2.x, which speaks 2026-07-28 (server/discover, per-request _meta) and the handshake alike.
-// Unpinned, the client discovers first and falls back to the handshake; `protocolVersion` pins.
+// `protocolVersion: 'auto'` discovers first and falls back to the handshake; omitted, the
+// handshake is used (as in @mastra/mcp 1.18); a revision pins.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -67,10 +68,12 @@ const py = { echo: 'echo', progress: { tool: 'count', args: { steps: 3 } }, inst
 
 // name → [server definition, expectations, the protocol revision the session must speak]
 const targets = {
-  'server-everything over stdio': [() => ({ command: nodeBin, args: [everythingEntry, 'stdio'] }), everything, '2025-11-25'],
-  'server-everything over Streamable HTTP': [() => ({ url: http.everything.url }), everything, '2025-11-25'],
-  'python SDK over stdio': [() => ({ command: python, args: [pyServer, 'stdio'] }), py, '2026-07-28'],
-  'python SDK over Streamable HTTP': [() => ({ url: http.python.url }), py, '2026-07-28'],
+  'server-everything over stdio, auto': [() => ({ command: nodeBin, args: [everythingEntry, 'stdio'], protocolVersion: 'auto' }), everything, '2025-11-25'],
+  'server-everything over Streamable HTTP, auto': [() => ({ url: http.everything.url, protocolVersion: 'auto' }), everything, '2025-11-25'],
+  'python SDK over stdio, auto': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' }), py, '2026-07-28'],
+  'python SDK over Streamable HTTP, auto': [() => ({ url: http.python.url, protocolVersion: 'auto' }), py, '2026-07-28'],
+  'python SDK over Streamable HTTP, protocolVersion omitted': [() => ({ url: http.python.url }), py, '2025-11-25'],
+  'python SDK over Streamable HTTP, pinned 2026-07-28': [() => ({ url: http.python.url, protocolVersion: '2026-07-28' }), py, '2026-07-28'],
   'python SDK over stdio, pinned 2025-11-25': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2025-11-25' }), py, '2025-11-25'],
   'python SDK over Streamable HTTP, pinned 2025-11-25': [() => ({ url: http.python.url, protocolVersion: '2025-11-25' }), py, '2025-11-25'],
   'python SDK over stdio, pinned 2026-07-28': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2026-07-28' }), py, '2026-07-28'],
@@ -120,7 +123,7 @@ test('eras: a server that answered with the handshake is remembered: the reconne
     for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
     return fetch(url, init);
   };
-  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.everything.url, fetch: fetchSpy } } });
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.everything.url, fetch: fetchSpy, protocolVersion: 'auto' } } });
   clients.push(c);
   await c.listTools();
   await c.reconnectServer('s');
@@ -130,8 +133,8 @@ test('eras: a server that answered with the handshake is remembered: the reconne
 });
 
 for (const [label, define] of [
-  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'] })],
-  ['Streamable HTTP', () => ({ url: http.python.url })],
+  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' })],
+  ['Streamable HTTP', () => ({ url: http.python.url, protocolVersion: 'auto' })],
 ]) {
   test(`eras: in a 2026-07-28 session over ${label}, list changes and resource updates arrive through subscriptions/listen`, async () => {
     const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: define() } });
@@ -153,3 +156,40 @@ for (const [label, define] of [
     assert.deepEqual(await c.resources.unsubscribe('s', 'fixture://greeting'), {});
   });
 }
+
+test('eras: protocolVersion omitted sends no server/discover (the handshake, as in @mastra/mcp 1.18)', async () => {
+  const methods = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
+    return fetch(url, init);
+  };
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy } } });
+  clients.push(c);
+  await c.listTools();
+  assert.equal(methods[0], 'initialize', methods.join(' '));
+  assert.ok(!methods.includes('server/discover'), methods.join(' '));
+});
+
+test('eras: pinned 2026-07-28 against a handshake-only server fails naming the server, without the SSE fallback', async () => {
+  const methods = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    methods.push(`${init?.method ?? 'GET'} ${body.match(/"method":"([^"]+)"/)?.[1] ?? ''}`);
+    return fetch(url, init);
+  };
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.everything.url, fetch: fetchSpy, protocolVersion: '2026-07-28' } } });
+  clients.push(c);
+  const { errors } = await c.listToolsWithErrors();
+  assert.match(errors.s, /\bs\b/);
+  assert.ok(!methods.some((m) => m.startsWith('GET')), `no SSE GET: ${methods.join(' | ')}`);
+  assert.ok(!methods.some((m) => m.endsWith(' initialize')), `no handshake: ${methods.join(' | ')}`);
+});
+
+test('eras: an unknown protocolVersion is a configuration error naming the server and the field', async () => {
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, protocolVersion: '2030-01-01' } } });
+  clients.push(c);
+  const { errors } = await c.listToolsWithErrors();
+  assert.match(errors.s, /protocolVersion/);
+  assert.match(errors.s, /"s"|server s|\bs\b/);
+});

@@ -125,8 +125,9 @@ fn to_json<T: serde::Serialize>(v: &T) -> Value {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // A pinned handshake revision is asked for as is.
         let version = match self.shared.pinned_version.as_deref() {
-            Some(v) if v != MODERN_PROTOCOL_VERSION => v,
+            Some(v) if v != MODERN_PROTOCOL_VERSION && v.starts_with(|c: char| c.is_ascii_digit()) => v,
             _ => PROTOCOL_VERSION,
         };
         let info = json!({

@@ -152,9 +152,11 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
             attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
         }
     }
+    let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
         Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None }),
-        Err(first) if first.falls_back => {
+        // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
+        Err(first) if first.falls_back && !pinned_modern => {
             handler.shared.diagnostic(
                 "debug",
                 format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
@@ -327,19 +329,23 @@ fn era_learned(before: &ClientLifecycleMode, shared: &HandlerShared) -> bool {
     matches!(before, ClientLifecycleMode::Auto { .. }) && !matches!(lifecycle(shared), ClientLifecycleMode::Auto { .. })
 }
 
-/// How a session starts: `server/discover` first (2026-07-28) and the `initialize` handshake
-/// when the server does not know it; straight to the handshake for a server that already
-/// answered with it, or when `protocolVersion` pins an older revision.
-fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
+/// How a session starts, by the `protocolVersion` option (as in `@mastra/mcp` 1.18):
+/// omitted (or a handshake revision), the `initialize` handshake; `'2026-07-28'`,
+/// `server/discover` only; `'auto'`, `server/discover` first and the handshake when the server
+/// does not know it — straight to whichever this server already answered with.
+pub(crate) fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
     let modern = || vec![ProtocolVersion::V_2026_07_28];
     match shared.pinned_version.as_deref() {
         Some(MODERN_PROTOCOL_VERSION) => ClientLifecycleMode::Discover { preferred_versions: modern() },
-        Some(_) => ClientLifecycleMode::Initialize,
-        None if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
-        None if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
-        None => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
+        Some(AUTO) if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
+        Some(AUTO) if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
+        Some(AUTO) => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
+        _ => ClientLifecycleMode::Initialize,
     }
 }
+
+/// The `protocolVersion` value that negotiates the era.
+pub const AUTO: &str = "auto";
 
 fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
     McpError::new(ErrorKind::Timeout, name, format!("Request timed out after {timeout_ms} ms ({what} on server {name})")).in_connect()
