@@ -193,3 +193,23 @@ test('eras: an unknown protocolVersion is a configuration error naming the serve
   assert.match(errors.s, /protocolVersion/);
   assert.match(errors.s, /"s"|server s|\bs\b/);
 });
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' })],
+  ['Streamable HTTP', () => ({ url: http.python.url, protocolVersion: '2026-07-28' })],
+]) {
+  test(`eras: in a 2026-07-28 session over ${label}, an input_required result is answered by the elicitation handler and the call retried`, async () => {
+    const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: define() } });
+    clients.push(c);
+    const asked = [];
+    await c.elicitation.onRequest('s', async (params) => {
+      asked.push(params);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const tools = await c.listTools();
+    const result = await tools.s_confirm.execute({ question: 'Who are you?' }, {});
+    assert.equal(asked.length, 1, 'one input request');
+    assert.equal(asked[0].message, 'Who are you?');
+    assert.match(JSON.stringify(result), /accept: Ada/);
+  });
+}

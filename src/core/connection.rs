@@ -398,10 +398,29 @@ impl Connection {
         })
     }
 
-    /// Sends a request. If it provably never reached the server (the session was already gone),
-    /// reconnects and sends it once more; a request that may have been delivered is never resent.
+    /// Sends a request, answering the server's input requests (2026-07-28 `input_required`
+    /// results) and sending it again with the answers, as often as the server asks (bounded).
     pub async fn request(&self, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
-        match self.send_once(method, params.clone(), &options).await {
+        let mut params = params;
+        for _ in 0..super::input::MAX_ROUNDS {
+            let result = self.request_round(method, params.clone(), &options).await?;
+            let Some(input) = super::input::InputRequired::parse(&result) else { return Ok(result) };
+            let responses = super::input::answer(&self.shared, &input)
+                .await
+                .map_err(|message| McpError::new(ErrorKind::InvalidState, self.name(), message))?;
+            params = input.retry_params(params, responses);
+        }
+        Err(McpError::new(
+            ErrorKind::InvalidResponse,
+            self.name(),
+            format!("Server {} asked for input more than {} times ({method})", self.name(), super::input::MAX_ROUNDS),
+        ))
+    }
+
+    /// Sends a request once. If it provably never reached the server (the session was already
+    /// gone), reconnects and sends it once more; a request that may have been delivered is never resent.
+    async fn request_round(&self, method: &str, params: Value, options: &RequestOptions) -> Result<Value> {
+        match self.send_once(method, params.clone(), options).await {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
                 // The token was rejected even after a refresh, or more scope is needed.
@@ -417,7 +436,7 @@ impl Connection {
             Err(RequestFailure::NotSent(e)) => {
                 self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
                 self.reconnect().await?;
-                self.send_once(method, params, &options).await.map_err(RequestFailure::into_error)
+                self.send_once(method, params, options).await.map_err(RequestFailure::into_error)
             }
             Err(RequestFailure::Failed(e)) => Err(e),
         }

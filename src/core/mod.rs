@@ -8,6 +8,7 @@ pub mod env;
 pub mod error;
 pub mod events;
 pub mod handler;
+mod input;
 mod listen;
 pub mod net;
 mod open;
