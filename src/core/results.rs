@@ -98,6 +98,29 @@ pub fn tool_call_params(name: &str, args_json: &str, meta_json: Option<&str>) ->
     Ok(out)
 }
 
+/// `describe_tool` over a tool's JSON text, as JSON text: the tool itself is copied through
+/// untouched; only its `_meta` is read.
+pub fn describe_tool_raw(server: &str, tool: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct MetaOnly {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Value>,
+    }
+    let meta = serde_json::from_str::<MetaOnly>(tool).ok().and_then(|m| m.meta).filter(|m| !m.is_null());
+    let mut out = String::with_capacity(tool.len() + 16);
+    out.push_str("{\"tool\":");
+    out.push_str(tool);
+    if let Some(m) = &meta {
+        out.push_str(",\"stampedMeta\":");
+        out.push_str(&stamp_server_id(m, server).to_string());
+        if let Some(strict) = strict_flag(Some(m)) {
+            out.push_str(if strict { ",\"strict\":true" } else { ",\"strict\":false" });
+        }
+    }
+    out.push('}');
+    out
+}
+
 /// A `tools/list` entry plus what the face needs to build a Mastra tool from it.
 pub fn describe_tool(server: &str, tool: &Value) -> Value {
     let meta = tool.get("_meta");
@@ -135,6 +158,18 @@ mod tests {
         assert_eq!(shaped["kind"], "structured");
         assert_eq!(shaped["value"], json!({"a": 1}));
         assert_eq!(shaped["meta"]["ui"]["serverId"], "srv");
+    }
+
+    #[test]
+    fn raw_tool_descriptions_match_the_tree_ones() {
+        for tool in [
+            json!({"name": "a", "inputSchema": {"type": "object"}}),
+            json!({"name": "b", "inputSchema": {}, "_meta": {"ui": {"resourceUri": "ui://x"}, "mastra": {"strict": true}}}),
+            json!({"name": "c", "inputSchema": {}, "_meta": {"other": 1}}),
+        ] {
+            let raw: Value = serde_json::from_str(&describe_tool_raw("srv", &tool.to_string())).expect("valid JSON");
+            assert_eq!(raw, describe_tool("srv", &tool));
+        }
     }
 
     #[test]
