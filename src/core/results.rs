@@ -62,11 +62,29 @@ pub fn shape_call_result(server: &str, result: Value) -> Value {
     json!({ "kind": "raw", "result": result })
 }
 
-/// `shape_call_result` over a result's raw JSON text, as JSON text.
+/// `shape_call_result` over a result's raw JSON text, as JSON text. A plain result (no error,
+/// no structured content) — the common case — is passed through without being parsed into a tree.
 pub fn shape_call_result_text(server: &str, raw: &str) -> String {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(result) => shape_call_result(server, result).to_string(),
-        Err(_) => json!({ "kind": "raw", "result": Value::Null }).to_string(),
+    #[derive(serde::Deserialize)]
+    struct Shape<'a> {
+        #[serde(rename = "isError", default)]
+        is_error: Option<bool>,
+        #[serde(rename = "structuredContent", borrow, default)]
+        structured: Option<&'a serde_json::value::RawValue>,
+    }
+    match serde_json::from_str::<Shape<'_>>(raw) {
+        // (`structuredContent: null` reads as None here but counts as present: it takes the tree path.)
+        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") => {
+            let mut out = String::with_capacity(raw.len() + 24);
+            out.push_str("{\"kind\":\"raw\",\"result\":");
+            out.push_str(raw);
+            out.push('}');
+            out
+        }
+        _ => match serde_json::from_str::<Value>(raw) {
+            Ok(result) => shape_call_result(server, result).to_string(),
+            Err(_) => json!({ "kind": "raw", "result": Value::Null }).to_string(),
+        },
     }
 }
 
@@ -169,6 +187,20 @@ mod tests {
         ] {
             let raw: Value = serde_json::from_str(&describe_tool_raw("srv", &tool.to_string())).expect("valid JSON");
             assert_eq!(raw, describe_tool("srv", &tool));
+        }
+    }
+
+    #[test]
+    fn text_shaping_matches_tree_shaping() {
+        for result in [
+            json!({"content": [{"type": "text", "text": "hi"}]}),
+            json!({"content": [], "isError": false}),
+            json!({"isError": true, "content": [{"type": "text", "text": "boom"}]}),
+            json!({"content": [], "structuredContent": {"a": 1}, "_meta": {"ui": {"resourceUri": "ui://x"}}}),
+            json!({"content": [], "structuredContent": null}),
+        ] {
+            let text: Value = serde_json::from_str(&shape_call_result_text("srv", &result.to_string())).expect("valid JSON");
+            assert_eq!(text, shape_call_result("srv", result));
         }
     }
 
