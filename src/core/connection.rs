@@ -516,6 +516,9 @@ pub fn lane_error(server: &str, method: &str, e: LaneError) -> McpError {
             format!("Connection to MCP server {server} closed ({method}): {detail}"),
         ),
         LaneError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason),
+        LaneError::TooLarge { detail } => {
+            McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {detail}"))
+        }
     }
 }
 
