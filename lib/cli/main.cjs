@@ -366,7 +366,8 @@ async function main(argv, api = require('../../index.js')) {
       process.stderr.write(`mastra-mcp: ${e.message}\n`);
       return EXIT.USAGE;
     }
-    process.stderr.write(`mastra-mcp: ${e instanceof Failure ? e.message : e?.stack ?? e}\n`);
+    const detail = e instanceof Failure || !opts.verbose ? e?.message ?? String(e) : e?.stack ?? String(e);
+    process.stderr.write(`mastra-mcp: ${detail}\n`);
     return EXIT.FAILED;
   } finally {
     await cli?.live?.disconnect().catch(() => {});
