@@ -53,6 +53,7 @@ test('auth: browser flow, tokens stored 0600 under the config dir, then used by 
 
   const before = await run(['call', 'p', 'whoami']);
   assert.equal(before.code, 1, 'no tokens yet');
+  assert.match(before.stderr, /requires authorization.*\(run `mastra-mcp auth p`\)\n$/);
 
   const auth = await run(['auth', 'p'], { BROWSER: path.join(here, 'fixtures', 'cli-browser.mjs') });
   assert.equal(auth.code, 0, auth.stderr);

@@ -89,7 +89,10 @@ class Cli {
 
   /** A failure message, with the tail of the server's stderr when it has one. */
   describe(name, err) {
-    const msg = err?.message ?? String(err);
+    let msg = err?.message ?? String(err);
+    if (this.config.servers[name]?.url && /HTTP 401|requires authorization|Unauthorized/.test(msg) && !msg.includes('mastra-mcp auth')) {
+      msg += ` (run \`mastra-mcp auth ${name}\`)`;
+    }
     const tail = this.stderrTails.get(name)?.trim();
     return tail && !this.opts.json ? `${msg}\n  server stderr: ${tail.split('\n').slice(-3).join('\n  ')}` : msg;
   }
@@ -200,6 +203,9 @@ class Cli {
       }
       bar.clear();
       return this.#printToolResult(server, toolName, result);
+    } catch (e) {
+      if (e instanceof Failure || e instanceof UsageError) throw e;
+      throw new Failure(this.describe(server, e));
     } finally {
       process.off('SIGINT', interrupt);
       term?.close();
