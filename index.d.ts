@@ -1240,14 +1240,19 @@ export interface MCPConfigClientOptions extends MCPConfigParseOptions {
   /** The global request timeout in milliseconds. */
   timeout?: number;
   /** Options for every server (e.g. `{ requireToolApproval: true }`); per-server options win. */
-  defaults?: Partial<StdioServerDefinition & HttpServerDefinition>;
+  defaults?: MCPConfigServerOverrides;
   /**
    * Per-server options merged over the file's definition (`requireToolApproval`, `authProvider`,
    * `timeout`, `logger`, ...). `requestInit.headers` are merged with the file's headers. Naming a
    * server that is not in the file is an error.
    */
-  servers?: Record<string, Partial<StdioServerDefinition & HttpServerDefinition>>;
+  servers?: Record<string, MCPConfigServerOverrides>;
 }
+
+/** What options may add to or change in a server read from a config file. */
+export type MCPConfigServerOverrides = BaseServerOptions &
+  Partial<Omit<StdioServerDefinition, keyof BaseServerOptions | 'url' | 'requestInit' | 'eventSourceInit' | 'authProvider' | 'reconnectionOptions' | 'sessionId' | 'connectTimeout' | 'fetch' | 'allowedHosts'>> &
+  Partial<Omit<HttpServerDefinition, keyof BaseServerOptions | 'command' | 'args' | 'env' | 'inheritDefaultEnv' | 'stderr' | 'cwd'>>;
 
 /** A parsed config: `MCPClient` server definitions plus what the file said about them. */
 export interface MCPConfig {
