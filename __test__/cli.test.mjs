@@ -147,6 +147,15 @@ describe('bundled example server (no config)', () => {
     const unknownTool = await run(['call', 'example', 'nope']);
     assert.equal(unknownTool.code, 1);
     assert.match(unknownTool.stderr, /example: no tool named "nope" \(tools: echo, add, countdown, ask\)/);
+    const invalid = await run(['call', 'example', 'echo', '{}']);
+    assert.equal(invalid.code, 1);
+    assert.match(invalid.stderr, /^mastra-mcp: example\/echo: Tool input validation failed/);
+    const isError = await run(['call', 'example', 'add', '{"a":1e308,"b":1e308}']);
+    assert.equal(isError.code, 1, 'a result with isError exits 1');
+    assert.equal(isError.stderr, 'The sum of 1e+308 and 1e+308 is not a finite number\n');
+    const isErrorJson = await run(['--json', 'call', 'example', 'add', '{"a":1e308,"b":1e308}']);
+    assert.equal(isErrorJson.code, 1);
+    assert.equal(JSON.parse(isErrorJson.stdout).isError, true);
     const notTty = await run(['call', 'example', 'ask']);
     assert.equal(notTty.code, 0, 'a declined elicitation is a result, not a failure');
     assert.match(notTty.stdout, /No answer \(decline\)/);

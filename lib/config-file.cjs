@@ -4,6 +4,7 @@
 // reads the file, hands over the environment and inputs, and merges the caller's options.
 const fs = require('node:fs');
 const path = require('node:path');
+const { fileURLToPath } = require('node:url');
 const { parseMcpConfig } = require('../binding.js');
 
 /** A config file or object that cannot be used; `message` is one line naming file, server, field. */
@@ -56,7 +57,7 @@ function parseMCPConfig(config, options = {}) {
 /** Reads and parses a config file; resolves to `{ file, format, servers, transports, disabled }`. */
 async function readMCPConfigFile(file, options = {}) {
   if (typeof file !== 'string' && !(file instanceof URL)) throw new TypeError('readMCPConfigFile: path must be a string or URL');
-  const abs = path.resolve(file instanceof URL ? file.pathname : file);
+  const abs = path.resolve(file instanceof URL ? fileURLToPath(file) : file);
   const label = options.label ?? (file instanceof URL ? abs : file);
   let text;
   try {

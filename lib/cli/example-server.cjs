@@ -28,7 +28,11 @@ const tools = [
     description: 'Adds two numbers',
     inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
     outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-    run: async (a) => ({ ...text(String(a.a + a.b)), structuredContent: { sum: a.a + a.b } }),
+    run: async (a) => {
+      const sum = a.a + a.b;
+      if (!Number.isFinite(sum)) return { ...text(`The sum of ${a.a} and ${a.b} is not a finite number`), isError: true };
+      return { ...text(String(sum)), structuredContent: { sum } };
+    },
   },
   {
     name: 'countdown',
