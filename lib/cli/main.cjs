@@ -169,6 +169,8 @@ class Cli {
     const controller = new AbortController();
     let interrupted = false;
     const interrupt = () => {
+      // A second Ctrl-C does not wait for the cancelled call to settle.
+      if (interrupted) process.exit(EXIT.INTERRUPTED);
       interrupted = true;
       bar.clear();
       controller.abort(new Error('Cancelled by the user (Ctrl-C)'));

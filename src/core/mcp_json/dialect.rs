@@ -144,11 +144,18 @@ impl Vars<'_> {
             }));
         }
         if f.has_editor_vars() {
+            let unknown = |what: &str| (ConfigFileErrorKind::Field, format!("${{{var}}} has no value: {what}"));
             match var {
-                "userHome" => return self.home().map(Ok),
-                "workspaceFolder" => return self.workspace.clone().map(Ok),
+                "userHome" => return Some(self.home().ok_or_else(|| unknown("neither HOME nor USERPROFILE is set"))),
+                "workspaceFolder" => return Some(self.workspace.clone().ok_or_else(|| unknown("no workspace folder (pass options.workspace)"))),
                 "workspaceFolderBasename" => {
-                    return self.workspace.as_deref().and_then(|w| Path::new(w).file_name()).map(|n| Ok(n.to_string_lossy().into_owned()))
+                    return Some(
+                        self.workspace
+                            .as_deref()
+                            .and_then(|w| Path::new(w).file_name())
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .ok_or_else(|| unknown("no workspace folder (pass options.workspace)")),
+                    )
                 }
                 "pathSeparator" | "/" => return Some(Ok(std::path::MAIN_SEPARATOR.to_string())),
                 _ => {}

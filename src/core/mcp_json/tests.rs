@@ -175,3 +175,10 @@ fn to_json_carries_format_transports_and_disabled() {
     assert_eq!(v["transports"], json!({ "a": "http" }));
     assert_eq!(v["disabled"], json!(["b"]));
 }
+
+#[test]
+fn editor_variables_without_a_value_say_so() {
+    let src = Source { label: "MCP config".into(), ..Source::default() };
+    let e = parse_text(r#"{ "mcpServers": { "a": { "command": "x", "cwd": "${workspaceFolder}" } } }"#, &src).unwrap_err();
+    assert_eq!(e.to_string(), "MCP config: server \"a\": cwd: ${workspaceFolder} has no value: no workspace folder (pass options.workspace)");
+}
