@@ -223,6 +223,10 @@ describe('config files in each supported format, against server-everything', () 
     const f = await run(['--config', field, 'tools']);
     assert.equal(f.code, 2);
     assert.equal(f.stderr, `mastra-mcp: ${field}: server "ev": args: must be an array of strings, got a string\n`);
+    const good = write('broken-format/mcp.json', { mcpServers: { ev: stdio } });
+    const fmt = await run(['--config', good, '--format', 'zed', 'servers']);
+    assert.equal(fmt.code, 2);
+    assert.match(fmt.stderr, /^mastra-mcp: .*mcp\.json: unknown format "zed" \(expected one of claude-desktop, claude-code, cursor, vscode, windsurf, generic\)\n$/);
     const missing = await run(['--config', path.join(tmp, 'nope.json'), 'servers']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^mastra-mcp: .*nope\.json: cannot read the file \(ENOENT\)\n$/);

@@ -50,6 +50,7 @@ test('fromConfigFile: Claude Desktop claude_desktop_config.json (stdio; disabled
       off: { command: 'does-not-exist', disabled: true },
     },
   });
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((sig) => process.listenerCount(sig));
   const parsed = await readMCPConfigFile(file);
   assert.equal(parsed.format, 'claude-desktop');
   assert.deepEqual(parsed.disabled, ['off']);
@@ -58,6 +59,7 @@ test('fromConfigFile: Claude Desktop claude_desktop_config.json (stdio; disabled
   clients.push(client);
   assert.deepEqual(Object.keys(client.serverConfigs), ['ev']);
   await echoVia(client, 'ev');
+  assert.deepEqual(['SIGINT', 'SIGTERM', 'SIGHUP'].map((sig) => process.listenerCount(sig)), signals, 'the library installs no signal listeners');
 });
 
 test('fromConfigFile: Claude Code .mcp.json (${VAR}, ${VAR:-default}, stdio and http)', async () => {
