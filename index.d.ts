@@ -1129,6 +1129,26 @@ export interface MCPClientProgressActions {
 export declare class MCPClient extends MastraBase {
   constructor(args: MCPClientOptions);
 
+  /**
+   * A client for the servers of an MCP config object — the content of a Claude Desktop,
+   * Claude Code, Cursor, VS Code or Windsurf `mcp.json` (`mcpServers` or `servers`). Entries
+   * with `disabled: true` are left out. Throws {@link MCPConfigError} naming the server and field.
+   */
+  static fromConfig(config: Record<string, unknown>, options?: MCPConfigClientOptions): MCPClient;
+  /**
+   * Reads an MCP config file and returns a client for its servers. The dialect is guessed from
+   * the file's name (`claude_desktop_config.json`, `.mcp.json`, `.vscode/mcp.json`,
+   * `.cursor/mcp.json`, Windsurf's `mcp_config.json`) and its top-level key, or set with
+   * `options.format`. Rejects with {@link MCPConfigError} naming the file, server and field.
+   */
+  static fromConfigFile(path: string | URL, options?: MCPConfigClientOptions): Promise<MCPClient>;
+
+  /**
+   * Connects a server if needed and returns its session: version, instructions and the
+   * negotiated protocol version. (An extension: `@mastra/mcp` has no such method.)
+   */
+  getServerSessionInfo(serverName: string): Promise<MCPServerSessionInfo>;
+
   /** Progress notifications. */
   get progress(): MCPClientProgressActions;
   /** Elicitation (server -> user input requests). */
@@ -1187,6 +1207,95 @@ export declare class MCPClient extends MastraBase {
   /** stderr of a stdio server started with `stderr: 'pipe'`, else `null`. */
   getServerStderr(serverName: string): Stream | null;
 }
+
+// ===========================================================================
+// MCP config files (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf)
+// ===========================================================================
+
+/** The dialect of an MCP config file. */
+export type MCPConfigFormat = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'windsurf' | 'generic';
+
+/** How a config is read: dialect, variables and VS Code inputs. */
+export interface MCPConfigParseOptions {
+  /** Forces a dialect instead of guessing it from the file's name and top-level key. */
+  format?: MCPConfigFormat;
+  /**
+   * Values for VS Code `${input:id}` variables. An input with no value here is read from the
+   * environment variable `MCP_INPUT_<ID>` (upper case, other characters as `_`), then from its
+   * `default`; otherwise the config is refused. Nothing is ever prompted for.
+   */
+  inputs?: Record<string, string>;
+  /** The environment `${env:VAR}` / `${VAR}` read (default: `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** The folder `${workspaceFolder}` and a relative `cwd` refer to (default: the file's project folder). */
+  workspace?: string;
+  /** Named in error messages instead of the path (or `'MCP config'` for an object). */
+  label?: string;
+}
+
+/** Options of `MCPClient.fromConfig` / `fromConfigFile`: parsing plus the client's own options. */
+export interface MCPConfigClientOptions extends MCPConfigParseOptions {
+  /** The client's `id` (see {@link MCPClientOptions}). */
+  id?: string;
+  /** The global request timeout in milliseconds. */
+  timeout?: number;
+  /** Options for every server (e.g. `{ requireToolApproval: true }`); per-server options win. */
+  defaults?: MCPConfigServerOverrides;
+  /**
+   * Per-server options merged over the file's definition (`requireToolApproval`, `authProvider`,
+   * `timeout`, `logger`, ...). `requestInit.headers` are merged with the file's headers. Naming a
+   * server that is not in the file is an error.
+   */
+  servers?: Record<string, MCPConfigServerOverrides>;
+}
+
+/** What options may add to or change in a server read from a config file. */
+export type MCPConfigServerOverrides = BaseServerOptions &
+  Partial<Omit<StdioServerDefinition, keyof BaseServerOptions | 'url' | 'requestInit' | 'eventSourceInit' | 'authProvider' | 'reconnectionOptions' | 'sessionId' | 'connectTimeout' | 'fetch' | 'allowedHosts'>> &
+  Partial<Omit<HttpServerDefinition, keyof BaseServerOptions | 'command' | 'args' | 'env' | 'inheritDefaultEnv' | 'stderr' | 'cwd'>>;
+
+/** A parsed config: `MCPClient` server definitions plus what the file said about them. */
+export interface MCPConfig {
+  /** The absolute path (from `readMCPConfigFile`). */
+  file?: string;
+  format: MCPConfigFormat;
+  servers: Record<string, MastraMCPServerDefinition>;
+  /** The transport each entry asks for (`sse` is reached through the Streamable HTTP → SSE fallback). */
+  transports: Record<string, 'stdio' | 'http' | 'sse'>;
+  /** Entries with `disabled: true` (left out of `servers`). */
+  disabled: string[];
+}
+
+/** A server's session as returned by {@link MCPClient.getServerSessionInfo}. */
+export interface MCPServerSessionInfo {
+  serverVersion?: string;
+  instructions?: string;
+  protocolVersion: string;
+}
+
+/**
+ * A config that cannot be used. `message` is one line: `FILE[:LINE:COL]: server "NAME": FIELD: PROBLEM`.
+ */
+export declare class MCPConfigError extends Error {
+  name: 'MCPConfigError';
+  code: 'MCP_CONFIG_INVALID';
+  /** `SYNTAX`, `NO_SERVERS`, `INVALID_FIELD`, `MISSING_INPUT`, `MISSING_ENV`, `READ_FAILED` or `INVALID_OPTION`. */
+  reason: string;
+  file: string;
+  server?: string;
+  field?: string;
+  line?: number;
+  column?: number;
+  /** The `${input:id}` without a value. */
+  input?: string;
+  /** The environment variable that was missing (or would answer the input). */
+  envVar?: string;
+}
+
+/** Parses an MCP config object. Throws {@link MCPConfigError}. */
+export declare function parseMCPConfig(config: Record<string, unknown>, options?: MCPConfigParseOptions): MCPConfig;
+/** Reads and parses an MCP config file (JSON or JSON with comments). Rejects with {@link MCPConfigError}. */
+export declare function readMCPConfigFile(path: string | URL, options?: MCPConfigParseOptions): Promise<MCPConfig>;
 
 // ===========================================================================
 // Single-server client (internal, exported for parity)

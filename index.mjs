@@ -62,5 +62,8 @@ export const {
   generateWWWAuthenticateHeader,
   generateProtectedResourceMetadata,
   extractBearerToken,
+  MCPConfigError,
+  parseMCPConfig,
+  readMCPConfigFile,
 } = face;
 export default face;

@@ -396,6 +396,16 @@ function createMCPClientClass(deps) {
       return out;
     }
 
+    /**
+     * Connects a server if needed and returns its session: `{ serverVersion, instructions,
+     * protocolVersion }`. An extension of @mastra/mcp (the CLI's `servers` command uses it).
+     */
+    async getServerSessionInfo(serverName) {
+      this.#requireServer(serverName);
+      const info = await nativeCall(this.#native.connect(serverName));
+      return { serverVersion: info.serverVersion ?? undefined, instructions: info.instructions ?? undefined, protocolVersion: info.protocolVersion };
+    }
+
     getServerStderr(serverName) {
       return this.#stderr.get(serverName) ?? null;
     }

@@ -5,10 +5,12 @@ const { createMCPClientClass } = require('./client.cjs');
 const content = require('./call-tool-content.cjs');
 const oauth = require('./oauth.cjs');
 const oauthSteps = require('./oauth-steps.cjs');
+const configFile = require('./config-file.cjs');
 
 function createFace(core) {
   const deps = withFallbacks(core);
   const { MCPClient, MCPClientServerProxy } = createMCPClientClass(deps);
+  configFile.attachConfigStatics(MCPClient);
   return {
     MCPClient,
     MCPClientServerProxy,
@@ -18,6 +20,9 @@ function createFace(core) {
     getMcpCallToolMeta: content.getMcpCallToolMeta,
     ...oauth,
     ...oauthSteps,
+    MCPConfigError: configFile.MCPConfigError,
+    parseMCPConfig: configFile.parseMCPConfig,
+    readMCPConfigFile: configFile.readMCPConfigFile,
   };
 }
 

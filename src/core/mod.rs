@@ -8,6 +8,7 @@ pub mod env;
 pub mod error;
 pub mod events;
 pub mod handler;
+pub mod mcp_json;
 pub mod net;
 mod open;
 pub mod registry;
