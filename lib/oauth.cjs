@@ -182,7 +182,7 @@ async function createOAuthCallbackServer({ redirectUrl, state }) {
     url: new URL(server.url),
     port: server.port,
     waitForCode: (options = {}) => server.waitForCode(options.timeoutMs),
-    close: async () => server.close(),
+    close: () => server.close(),
   };
 }
 

@@ -1,0 +1,103 @@
+// The interactive OAuth flow of MCPClient as a user meets it, against a real authorization
+// server (oidc-provider) and a protected MCP server: what the callback server and the
+// provider look like afterwards, cancelling or disconnecting a flow, what goes on the wire.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { MCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage, createOAuthCallbackServer, getCallbackUrlCandidates } from '../index.mjs';
+import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
+import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
+import { completeAuthorization } from './fixtures/oauth/consent.mjs';
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const listen = (port) =>
+  new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(port, '127.0.0.1', () => resolve(s));
+  });
+
+/** A promise plus its resolver: "wait for the event". */
+function signal() {
+  let resolve;
+  const promise = new Promise((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+let as;
+let mcp;
+before(async () => {
+  as = await startAuthorizationServer({ accessTokenTTL: 300 });
+  mcp = await startProtectedMcpServer({ authorizationServer: as });
+});
+const clients = [];
+after(async () => {
+  await Promise.all(clients.map((c) => c.disconnect()));
+  await mcp?.close();
+  await as?.close();
+});
+let n = 0;
+function client(provider, extra = {}, server = mcp) {
+  const c = new MCPClient({ id: `oauth-flow-${n++}`, servers: { p: { url: server.url, authProvider: provider, ...extra } } });
+  clients.push(c);
+  return c;
+}
+
+function metadata(redirectUrl, extra = {}) {
+  return {
+    client_name: 'mastra-mcp-native flow tests',
+    redirect_uris: [redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  };
+}
+
+/** A provider whose "browser" signs in, consents and delivers the callback, as a user would. */
+function browserProvider(port, { storage = new InMemoryOAuthStorage(), clientMetadata } = {}) {
+  const redirectUrl = `http://127.0.0.1:${port}/oauth/callback`;
+  const seen = [];
+  const provider = new MCPOAuthClientProvider({
+    redirectUrl,
+    clientMetadata: clientMetadata ?? metadata(redirectUrl),
+    storage,
+    onRedirectToAuthorization: (url) => {
+      seen.push(url);
+      completeAuthorization(url.href, { deliver: true }).catch(() => {});
+    },
+  });
+  return { provider, seen, redirectUrl, storage };
+}
+
+test('oauth flow: the callback page says the tab can be closed; close() resolves when the port is free again, idle keep-alive included', { timeout: 60000 }, async () => {
+  const port = await freePort();
+  const server = await createOAuthCallbackServer({ redirectUrl: `http://127.0.0.1:${port}/cb`, state: 's' });
+  const page = await fetch(`${server.url}?code=c&state=s`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /close this tab/i);
+  const { code, state } = await server.waitForCode({ timeoutMs: 5000 });
+  assert.deepEqual({ code, state }, { code: 'c', state: 's' });
+  await server.close();
+
+  const second = await createOAuthCallbackServer({ redirectUrl: `http://127.0.0.1:${port}/cb`, state: 't' });
+  assert.equal(second.port, port, 'the first server gave its port back');
+  // A browser's idle keep-alive connection (pre-connected, no request yet).
+  const idle = net.connect(second.port, '127.0.0.1');
+  await new Promise((r, j) => idle.once('connect', r).once('error', j));
+  const idleClosed = new Promise((r) => idle.once('close', r));
+  idle.on('error', () => {});
+  const pending = assert.rejects(second.waitForCode({ timeoutMs: 60000 }), /OAuth callback server closed before receiving an authorization code/);
+  await second.close();
+  await pending;
+  const rebound = await listen(second.port); // rejects with EADDRINUSE if the port were still held
+  await new Promise((r) => rebound.close(r));
+  await idleClosed;
+});
