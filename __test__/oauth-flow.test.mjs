@@ -101,3 +101,56 @@ test('oauth flow: the callback page says the tab can be closed; close() resolves
   await new Promise((r) => rebound.close(r));
   await idleClosed;
 });
+
+test('oauth flow: a fallback callback port leaves the provider redirectUrl as configured', { timeout: 60000 }, async () => {
+  const port = await freePort();
+  const busy = await listen(port);
+  try {
+    const { provider, redirectUrl, seen } = browserProvider(port);
+    const c = client(provider);
+    await c.authenticate('p', { timeoutMs: 20000 });
+    assert.equal(c.getServerAuthState('p'), 'authorized');
+    assert.equal(new URL(seen.at(-1).searchParams.get('redirect_uri')).port, String(port + 1), 'the fallback port was used');
+    assert.equal(String(provider.redirectUrl), redirectUrl, 'the provider redirect URL is the configured one again');
+    const tools = await c.listTools();
+    assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+  } finally {
+    await new Promise((r) => busy.close(r));
+  }
+});
+
+test('oauth flow: cancelAuthentication() during setup settles the flow; disconnect() too; a new authenticate() then works', { timeout: 60000 }, async () => {
+  const port = await freePort();
+  const redirectUrl = `http://127.0.0.1:${port}/oauth/callback`;
+  let redirected = signal();
+  let hang = true;
+  const provider = new MCPOAuthClientProvider({
+    redirectUrl,
+    clientMetadata: metadata(redirectUrl),
+    onRedirectToAuthorization: (url) => {
+      redirected.resolve(url);
+      if (hang) return new Promise(() => {}); // the host's redirect never returns
+      completeAuthorization(url.href, { deliver: true }).catch(() => {});
+    },
+  });
+  const c = client(provider);
+
+  const first = c.authenticate('p', { timeoutMs: 60000 });
+  await redirected.promise;
+  assert.equal(await c.cancelAuthentication('p'), true);
+  await assert.rejects(first, /Authentication for MCP server p was cancelled\./);
+
+  redirected = signal();
+  const second = c.authenticate('p', { timeoutMs: 60000 });
+  await redirected.promise;
+  const disconnecting = c.disconnect();
+  hang = false;
+  redirected = signal();
+  const third = c.authenticate('p', { timeoutMs: 20000 }); // waits for the disconnect, then runs
+  await assert.rejects(second, /cancelled|disconnected|closed/i);
+  await disconnecting;
+  await third;
+  assert.equal(c.getServerAuthState('p'), 'authorized');
+  const tools = await c.listTools();
+  assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+});
