@@ -154,3 +154,62 @@ test('oauth flow: cancelAuthentication() during setup settles the flow; disconne
   const tools = await c.listTools();
   assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
 });
+
+test('oauth flow: with stored tokens every request to the MCP endpoint carries Authorization (no discovery state needed)', { timeout: 60000 }, async () => {
+  const port = await freePort();
+  const { provider, storage } = browserProvider(port);
+  await client(provider).authenticate('p', { timeoutMs: 20000 });
+  // Tokens as another program (or @mastra/mcp itself) stored them: no saved discovery.
+  storage.delete('discovery_state');
+  const reuse = new MCPOAuthClientProvider({ redirectUrl: provider.redirectUrl, clientMetadata: provider.clientMetadata, storage });
+  const from = mcp.requests.length;
+  const asFrom = as.requests.length;
+  const c = client(reuse);
+  const tools = await c.listTools();
+  assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+  const seen = mcp.requests.slice(from).filter((r) => r.path.startsWith('/mcp'));
+  assert.ok(seen.length >= 3, `initialize, initialized, tools/list, tools/call: ${seen.map((r) => r.method).join(',')}`);
+  const bare = seen.filter((r) => !/^Bearer /.test(r.headers.authorization ?? ''));
+  assert.deepEqual(bare.map((r) => `${r.method} ${r.path}`), [], 'no request without the token');
+  assert.equal(as.requests.slice(asFrom).filter((r) => !r.path.startsWith('/jwks') && !r.path.startsWith('/.well-known/')).length, 0, 'no OAuth step');
+  assert.equal(c.getServerAuthState('p'), 'authorized');
+});
+
+test('oauth flow: MCPClient honours the provider hooks state(), validateResourceURL and addClientAuthentication', { timeout: 60000 }, async () => {
+  const port = await freePort();
+  const redirectUrl = `http://127.0.0.1:${port}/oauth/callback`;
+  const calls = { auth: [], resource: [] };
+  let count = 0;
+  class HookedProvider extends MCPOAuthClientProvider {
+    async validateResourceURL(serverUrl, resource) {
+      calls.resource.push({ serverUrl: String(serverUrl), resource });
+      return new URL(resource);
+    }
+    async addClientAuthentication(headers, params, url, meta) {
+      calls.auth.push({ url: String(url), grant: params.get('grant_type'), issuer: meta?.issuer });
+      params.set('client_id', (await this.clientInformation()).client_id);
+    }
+  }
+  const seen = [];
+  const provider = new HookedProvider({
+    redirectUrl,
+    clientMetadata: metadata(redirectUrl),
+    stateGenerator: () => `hooked-state-${++count}`,
+    onRedirectToAuthorization: (url) => {
+      seen.push(url);
+      completeAuthorization(url.href, { deliver: true }).catch(() => {});
+    },
+  });
+  const c = client(provider);
+  await c.authenticate('p', { timeoutMs: 20000 });
+  assert.equal(c.getServerAuthState('p'), 'authorized');
+  assert.match(seen.at(-1).searchParams.get('state'), /^hooked-state-\d+$/, 'the authorization carries the provider state()');
+  assert.ok(calls.resource.some((r) => r.serverUrl === mcp.url && r.resource === mcp.url), JSON.stringify(calls.resource));
+  assert.deepEqual(
+    calls.auth.map((a) => [a.url, a.grant, a.issuer]),
+    [[`${as.issuer}/token`, 'authorization_code', as.issuer]],
+    'the code exchange went through addClientAuthentication',
+  );
+  const tools = await c.listTools();
+  assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+});

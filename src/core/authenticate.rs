@@ -57,7 +57,6 @@ impl Connection {
             let server = server.get_or_init(|| started);
             let bound = server.url.to_string();
             let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
-            session.set_redirect_override(Some(bound.clone()));
             provider.apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
             // A stored client registered for another redirect URL cannot be used with this one.
             let stored = provider.client_information().await.map_err(failed)?;
@@ -101,7 +100,6 @@ impl Connection {
         if let Some(server) = server.get() {
             server.close().await;
         }
-        session.set_redirect_override(None);
         if let Err(e) = session.provider().end_authorization_session(&config).await {
             tracing::warn!(server = %name, "endAuthorizationSession failed: {e}");
         }

@@ -23,6 +23,9 @@ pub struct AuthOptions {
     pub resource_metadata_url: Option<String>,
     pub skip_issuer_metadata_validation: bool,
     pub force_reauthorization: bool,
+    /// Renew tokens only (refresh, or the provider's grant): where a new authorization would
+    /// start, return `Redirect` without sending the user anywhere.
+    pub no_redirect: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,6 +301,9 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
         }
     }
 
+    if options.no_redirect {
+        return Ok(AuthResult::Redirect);
+    }
     let state = if config.has("state") { p.state().await.map_err(provider_error)? } else { None };
     let client_id = str_field(&client, "client_id").unwrap_or_default();
     let authorization = token::start_authorization(
