@@ -175,6 +175,35 @@ test('oauth flow: with stored tokens every request to the MCP endpoint carries A
   assert.equal(c.getServerAuthState('p'), 'authorized');
 });
 
+test('oauth flow: dynamic registration lists every callback candidate and picks an auth method the server supports (none not offered)', { timeout: 60000 }, async () => {
+  const strict = await startAuthorizationServer({
+    configure: (config) => {
+      config.clientAuthMethods = ['client_secret_basic', 'client_secret_post'];
+    },
+  });
+  const server = await startProtectedMcpServer({ authorizationServer: strict });
+  try {
+    const port = await freePort();
+    const { provider, redirectUrl } = browserProvider(port);
+    const c = client(provider, {}, server);
+    await c.authenticate('p', { timeoutMs: 20000 });
+    assert.equal(c.getServerAuthState('p'), 'authorized');
+    const registration = strict.requests.find((r) => r.method === 'POST' && r.path.startsWith('/reg'));
+    const submitted = JSON.parse(registration.body);
+    assert.deepEqual(submitted.redirect_uris, getCallbackUrlCandidates(redirectUrl).map(String));
+    assert.equal(submitted.token_endpoint_auth_method, 'client_secret_basic');
+    const info = await provider.clientInformation();
+    assert.ok(info.client_secret, 'a confidential client was issued');
+    const exchange = strict.requests.find((r) => r.path.startsWith('/token') && r.body.includes('grant_type=authorization_code'));
+    assert.equal(exchange.headers.authorization, `Basic ${Buffer.from(`${encodeURIComponent(info.client_id)}:${encodeURIComponent(info.client_secret)}`).toString('base64')}`);
+    const tools = await c.listTools();
+    assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+  } finally {
+    await server.close();
+    await strict.close();
+  }
+});
+
 test('oauth flow: MCPClient honours the provider hooks state(), validateResourceURL and addClientAuthentication', { timeout: 60000 }, async () => {
   const port = await freePort();
   const redirectUrl = `http://127.0.0.1:${port}/oauth/callback`;
