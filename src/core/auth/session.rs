@@ -336,3 +336,19 @@ impl OAuthSession {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tokens_expire_by_their_own_clock_with_a_small_margin() {
+        let now = now_secs();
+        assert!(!expired(&json!({ "access_token": "a" })), "no expiry known: used until refused");
+        assert!(!expired(&json!({ OBTAINED_AT: now, "expires_in": 300 })));
+        assert!(expired(&json!({ OBTAINED_AT: now - 301, "expires_in": 300 })));
+        assert!(expired(&json!({ OBTAINED_AT: now - 298, "expires_in": 300 })), "within the margin");
+        assert!(!expired(&json!({ OBTAINED_AT: now, "expires_in": 3 })), "a short-lived token is not expired at once");
+    }
+}
