@@ -8,6 +8,7 @@ import { MCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage, createOAuthCal
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
 import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
+import * as anchor from '@mastra/mcp';
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -243,4 +244,18 @@ test('oauth flow: MCPClient honours the provider hooks state(), validateResource
   );
   const tools = await c.listTools();
   assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+});
+
+test('oauth flow: state(), beginAuthorizationSession() and endAuthorizationSession() have the shape of @mastra/mcp 1.18', { timeout: 60000 }, async () => {
+  const shape = async (lib) => {
+    let n = 0;
+    const p = new lib.MCPOAuthClientProvider({ redirectUrl: 'http://127.0.0.1:1/cb', clientMetadata: { redirect_uris: [] }, stateGenerator: () => `s${++n}` });
+    const fresh = p.state();
+    const pinned = p.beginAuthorizationSession();
+    const out = [fresh instanceof Promise, await fresh, pinned instanceof Promise, await pinned, await p.state(), await p.state()];
+    p.applyResolvedRedirectUrl('http://127.0.0.1:2/cb', ['http://127.0.0.1:1/cb', 'http://127.0.0.1:2/cb']);
+    out.push(String(p.redirectUrl), p.clientMetadata.redirect_uris.length, p.endAuthorizationSession(), String(p.redirectUrl), await p.state());
+    return out;
+  };
+  assert.deepEqual(await shape({ MCPOAuthClientProvider }), await shape(anchor));
 });
