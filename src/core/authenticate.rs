@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::callback::{candidates as callback_candidates, CallbackServer};
+use super::auth::BeginError;
 use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 
@@ -71,7 +72,10 @@ impl Connection {
             if let Some(refusal) = session.take_refusal() {
                 // A request (not the connect) was refused: authorize again, now that the
                 // callback server listens.
-                session.retry_refusal(refusal).await.map_err(|e| failed(format!("{e:?}")))?;
+                session.retry_refusal(refusal).await.map_err(|e| match e {
+                    BeginError::Policy { id, message } => McpError::new(ErrorKind::Policy(id), &name, message),
+                    BeginError::Failed(message) => failed(format!("authorization could not start: {message}")),
+                })?;
             } else {
                 self.disconnect().await;
                 match self.ensure_connected().await {

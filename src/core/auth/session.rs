@@ -74,11 +74,19 @@ impl From<String> for BeginError {
     }
 }
 
-impl BeginError {
-    fn from_step(server: &str, e: StepError) -> Self {
+impl std::fmt::Display for BeginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BeginError::Policy { message, .. } | BeginError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<StepError> for BeginError {
+    fn from(e: StepError) -> Self {
         match e {
             StepError::Net(NetError::Policy { id, message }) => BeginError::Policy { id, message },
-            e => BeginError::Failed(format!("OAuth for MCP server {server} failed: {e}")),
+            e => BeginError::Failed(e.to_string()),
         }
     }
 }
@@ -253,7 +261,7 @@ impl OAuthSession {
         let recording = Recording { provider: self.provider.clone(), pending: self.pending.clone() };
         match driver::auth(&self.net, &recording, &options).await {
             Ok(_) => Ok(()),
-            Err(e) => Err(BeginError::from_step(&self.server, e)),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -270,7 +278,10 @@ impl OAuthSession {
         match driver::auth(&self.net, self.provider.as_ref(), &options).await {
             Ok(AuthResult::Authorized) => Ok(true),
             Ok(AuthResult::Redirect) => Ok(false),
-            Err(e) => Err(BeginError::from_step(&self.server, e)),
+            Err(e) => Err(match BeginError::from(e) {
+                BeginError::Failed(e) => BeginError::Failed(format!("OAuth for MCP server {} failed: {e}", self.server)),
+                policy => policy,
+            }),
         }
     }
 
