@@ -80,5 +80,5 @@ test('conformance: auth/2025-03-26-oauth-metadata-backcompat is refused on purpo
   // The scenario serves authorization-server metadata whose `issuer` differs from the URL it
   // was discovered at. RFC 8414 §3.3 says such metadata MUST NOT be used; we side with the RFC.
   const r = (await runAll(['auth/2025-03-26-oauth-metadata-backcompat'])).get('auth/2025-03-26-oauth-metadata-backcompat');
-  assert.match(r.out, /issuer mismatch/);
+  assert.match(r.out, /issuer mismatch/i);
 });

@@ -421,6 +421,8 @@ function createMCPClientClass(deps) {
         try {
           if (instances.get(this.id) === this) instances.delete(this.id);
           await this.#native.disconnect();
+          // The native disconnect cancelled every auth flow: let them settle before we resolve.
+          await Promise.allSettled([...this.#authFlows.values()].map((f) => f.promise));
           this.#toolCache.clear();
         } finally {
           this.#disconnecting = undefined;
@@ -553,11 +555,12 @@ function createMCPClientClass(deps) {
      * reconnect). Concurrent calls join one flow.
      */
     authenticate(serverName, options = {}) {
+      // A disconnect in flight ends every flow first; then a new one starts.
+      if (this.#disconnecting) return this.#disconnecting.catch(() => {}).then(() => this.authenticate(serverName, options));
       const pending = this.#authFlows.get(serverName);
       if (pending) return pending.promise.then(() => undefined);
       const flowId = nextFlowId++;
       const promise = (async () => {
-        if (this.#disconnecting) await this.#disconnecting.catch(() => {});
         this.#requireServer(serverName);
         if (!(this.#servers[serverName].authProvider instanceof MCPOAuthClientProvider)) {
           throw new Error(`Cannot authenticate MCP server ${serverName}: it is not configured with an MCPOAuthClientProvider.`);

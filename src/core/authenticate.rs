@@ -1,11 +1,14 @@
 //! `authenticate()`: the interactive OAuth flow of one server, on top of its connection.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::callback::{candidates as callback_candidates, CallbackServer};
+use super::auth::BeginError;
 use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 
@@ -42,29 +45,37 @@ impl Connection {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
-        // A callback for an earlier authorization (a link the user opened before) must not
-        // complete this one.
-        session.clear_pending();
-        let server = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
-        let outcome = async {
+        // Set once the flow waits for the browser: a cancellation then closes the callback server.
+        let waiting = AtomicBool::new(false);
+        let server: OnceLock<CallbackServer> = OnceLock::new();
+        let flow = async {
+            let provider = session.provider();
+            let _pinned = provider.begin_authorization_session(&config).await.map_err(failed)?;
+            // A callback for an earlier authorization (a link the user opened before) must not
+            // complete this one.
+            session.clear_pending();
+            let started = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
+            let server = server.get_or_init(|| started);
             let bound = server.url.to_string();
             let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
-            session.set_redirect_override(Some(bound.clone()));
-            session.provider().apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
+            provider.apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
             // A stored client registered for another redirect URL cannot be used with this one.
-            let stored = session.provider().client_information().await.map_err(failed)?;
+            let stored = provider.client_information().await.map_err(failed)?;
             let registered_here = stored
                 .as_ref()
                 .and_then(|c| c.get("redirect_uris"))
                 .and_then(Value::as_array)
                 .is_none_or(|uris| uris.iter().any(|u| u.as_str() == Some(bound.as_str())));
             if !registered_here {
-                session.provider().invalidate_credentials("client").await.map_err(failed)?;
+                provider.invalidate_credentials("client").await.map_err(failed)?;
             }
             if let Some(refusal) = session.take_refusal() {
                 // A request (not the connect) was refused: authorize again, now that the
                 // callback server listens.
-                session.retry_refusal(refusal).await.map_err(|e| failed(format!("{e:?}")))?;
+                session.retry_refusal(refusal).await.map_err(|e| match e {
+                    BeginError::Policy { id, message } => McpError::new(ErrorKind::Policy(id), &name, message),
+                    BeginError::Failed(message) => failed(format!("authorization could not start: {message}")),
+                })?;
             } else {
                 self.disconnect().await;
                 match self.ensure_connected().await {
@@ -76,19 +87,26 @@ impl Connection {
             if session.pending_state().is_none() {
                 return Err(failed("the server did not start an authorization".into()));
             }
-            let callback = tokio::select! {
-                r = server.wait_for_code(timeout) => r.map_err(failed)?,
-                _ = cancel.cancelled() => {
-                    return Err(McpError::new(ErrorKind::Aborted, &name, "OAuth callback server closed before receiving an authorization code"));
-                }
-            };
+            waiting.store(true, Ordering::SeqCst);
+            let callback = server.wait_for_code(timeout).await.map_err(failed)?;
             session.finish(&callback).await.map_err(failed)?;
             self.disconnect().await;
             self.ensure_connected().await.map(|_| ())
+        };
+        let outcome = tokio::select! {
+            r = flow => r,
+            _ = cancel.cancelled() => Err(if waiting.load(Ordering::SeqCst) {
+                McpError::new(ErrorKind::Aborted, &name, "OAuth callback server closed before receiving an authorization code")
+            } else {
+                cancelled()
+            }),
+        };
+        if let Some(server) = server.get() {
+            server.close().await;
         }
-        .await;
-        server.close();
-        session.set_redirect_override(None);
+        if let Err(e) = session.provider().end_authorization_session(&config).await {
+            tracing::warn!(server = %name, "endAuthorizationSession failed: {e}");
+        }
         outcome
     }
 
