@@ -92,6 +92,18 @@ impl Connection {
         outcome
     }
 
+    /// `finishAuth(code)`: completes the authorization a connect started (its `state` is the
+    /// pending one), storing the tokens through the provider; the next connect uses them.
+    pub async fn finish_auth(&self, code: &str) -> Result<()> {
+        let name = self.name().to_string();
+        let pending = || {
+            McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.")
+        };
+        let session = self.oauth().cloned().ok_or_else(pending)?;
+        let state = session.pending_state().ok_or_else(pending)?;
+        let callback = super::auth::callback::Callback { code: code.to_string(), state, iss: None };
+        session.finish(&callback).await.map_err(|e| McpError::new(ErrorKind::AuthFailed, &name, e))
+    }
 }
 
 /// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
