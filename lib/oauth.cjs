@@ -72,12 +72,12 @@ class MCPOAuthClientProvider {
     return this.#clientMetadata;
   }
 
-  state() {
-    return this.#pinnedState ?? this.#stateGenerator();
+  async state() {
+    return this.#pinnedState ?? (await this.#stateGenerator());
   }
 
-  beginAuthorizationSession() {
-    this.#pinnedState = this.#stateGenerator();
+  async beginAuthorizationSession() {
+    this.#pinnedState = await this.#stateGenerator();
     return this.#pinnedState;
   }
 
