@@ -1269,7 +1269,11 @@ export declare class InternalMastraMCPClient extends MastraBase {
 
   /** OAuth state of the server; `undefined` without an auth provider or before any attempt. */
   get authState(): MCPServerAuthState | undefined;
-  /** Completes the authorization a `connect()` started, with the code from the redirect URI. */
+  /**
+   * Completes the authorization a `connect()` started, with the code from the redirect URI — or
+   * the whole callback URL, so its `state` and RFC 9207 `iss` are checked (an authorization
+   * server that sends `iss` requires that). Then `connect()` again.
+   */
   finishAuth(authorizationCode: string): Promise<void>;
 
   /** Connects (once; concurrent calls share the attempt); resolves `true`. */
