@@ -1,5 +1,5 @@
 // Behaviours where @mastra/mcp 1.18's documented API and ours used to differ, against
-// server-everything over stdio and Streamable HTTP:
+// server-everything over stdio, Streamable HTTP and the legacy HTTP+SSE transport:
 // - `enableProgressTracking: false` sends no progress token, so no progress reaches the handler;
 // - an accepting elicitation answer gets the `default`s of the fields it left out (SEP-1034);
 // - `getServerInstructions()` is synchronous.
@@ -12,18 +12,20 @@ import { startEverythingHttp, waitFor, nodeBin } from './fixtures/helpers.mjs';
 const require = createRequire(import.meta.url);
 const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 let http;
+let sse;
 before(async () => {
-  http = await startEverythingHttp('streamableHttp');
+  [http, sse] = await Promise.all([startEverythingHttp('streamableHttp'), startEverythingHttp('sse')]);
 });
 const clients = [];
 after(async () => {
   await Promise.all(clients.map((c) => c.disconnect()));
-  await http?.stop();
+  await Promise.all([http?.stop(), sse?.stop()]);
 });
 
 const transports = {
   stdio: () => ({ command: nodeBin, args: [everythingEntry, 'stdio'] }),
   streamableHttp: () => ({ url: http.url }),
+  sse: () => ({ url: sse.url }),
 };
 
 let nextId = 0;
