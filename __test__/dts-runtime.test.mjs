@@ -1,6 +1,6 @@
 // Typings and runtime agree: every function and class exported by index.d.ts exists in both
 // entries (CommonJS and ESM), every declared method and getter of each class exists on its
-// instances, and the sync/async shape matches — a declared `Promise<…>` return ⇔ the call
+// instances (and every method of the action objects its getters return), and the sync/async shape matches — a declared `Promise<…>` return ⇔ the call
 // returns a thenable; anything else returns a plain value (or throws synchronously); a declared
 // `T | Promise<T>` may do either. Each
 // function and method is called with no arguments (safe: bad input rejects or throws), against a
@@ -31,19 +31,26 @@ function declaredSurface() {
   const functions = new Map();
   const classes = new Map();
   const consts = new Set();
+  const interfaces = new Map();
   for (const st of file.statements) {
     if (!hasModifier(st, ts.SyntaxKind.ExportKeyword)) continue;
-    if (ts.isFunctionDeclaration(st) && st.name) {
+    if (ts.isInterfaceDeclaration(st)) {
+      const methods = new Map();
+      for (const m of st.members) {
+        if (ts.isMethodSignature(m) && ts.isIdentifier(m.name)) methods.set(m.name.text, merge(methods.get(m.name.text), returnsPromise(m)));
+      }
+      interfaces.set(st.name.text, methods);
+    } else if (ts.isFunctionDeclaration(st) && st.name) {
       functions.set(st.name.text, merge(functions.get(st.name.text), returnsPromise(st)));
     } else if (ts.isClassDeclaration(st) && st.name) {
       const methods = new Map();
-      const getters = new Set();
+      const getters = new Map(); // name -> declared type text
       for (const m of st.members) {
         if (hasModifier(m, ts.SyntaxKind.StaticKeyword) || hasModifier(m, ts.SyntaxKind.PrivateKeyword)) continue;
         if (ts.isMethodDeclaration(m) && m.name && ts.isIdentifier(m.name)) {
           methods.set(m.name.text, merge(methods.get(m.name.text), returnsPromise(m)));
-        } else if (ts.isGetAccessorDeclaration(m) && ts.isIdentifier(m.name)) {
-          getters.add(m.name.text);
+        } else if ((ts.isGetAccessorDeclaration(m) || ts.isPropertyDeclaration(m)) && ts.isIdentifier(m.name)) {
+          getters.set(m.name.text, m.type?.getText(file) ?? '');
         }
       }
       classes.set(st.name.text, { methods, getters });
@@ -51,7 +58,7 @@ function declaredSurface() {
       for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) consts.add(d.name.text);
     }
   }
-  return { functions, classes, consts };
+  return { functions, classes, consts, interfaces };
 }
 
 const surface = declaredSurface();
@@ -140,12 +147,30 @@ for (const [entry, m] of Object.entries({ cjs, esm })) {
   });
 
   test(`${entry}: declared class members exist with the declared sync/async shape`, async () => {
+    let actionMethodsChecked = 0;
     for (const [cls, { methods, getters }] of surface.classes) {
       const instance = factories[cls](m, entry);
       assert.ok(instance instanceof m[cls], `${cls} instance`);
-      for (const g of getters) {
+      for (const [g, type] of getters) {
         const d = findMember(instance, g);
         assert.ok(d && (d.get || 'value' in d), `${cls}#${g} exists`);
+        // A getter typed as one of our interfaces of methods (resources, prompts, ...): each
+        // declared method exists on the returned object with the declared shape.
+        const methodsOfType = surface.interfaces.get(type);
+        if (!methodsOfType || methodsOfType.size === 0) continue;
+        const value = instance[g];
+        for (const [name, isAsync] of methodsOfType) {
+          actionMethodsChecked++;
+          assert.equal(typeof value?.[name], 'function', `${cls}#${g}.${name} is a function`);
+          if (isAsync === 'either') continue;
+          if (value[name].constructor.name === 'AsyncFunction') {
+            assert.ok(isAsync, `${cls}#${g}.${name} is async at run time but declared synchronous`);
+            continue;
+          }
+          const shape = shapeOf(value[name], value);
+          if (isAsync) assert.equal(shape, 'thenable', `${cls}#${g}.${name} is declared to return a Promise`);
+          else assert.notEqual(shape, 'thenable', `${cls}#${g}.${name} is declared synchronous but returned a thenable`);
+        }
       }
       for (const [name, isAsync] of methods) {
         const d = findMember(instance, name);
@@ -160,5 +185,6 @@ for (const [entry, m] of Object.entries({ cjs, esm })) {
         else assert.notEqual(shape, 'thenable', `${cls}#${name} is declared synchronous but returned a thenable`);
       }
     }
+    assert.ok(actionMethodsChecked >= 25, `the action objects were checked (${actionMethodsChecked} methods)`);
   });
 }
