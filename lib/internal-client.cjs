@@ -37,6 +37,8 @@ function createInternalClientClass(deps, MCPClient) {
     #internals;
     #server;
 
+    // `version` is accepted for compatibility; `initialize` reports the server name and 1.0.0.
+    // eslint-disable-next-line no-unused-vars
     constructor({ name, version = '1.0.0', server, capabilities = {}, timeout = DEFAULT_TIMEOUT_MS } = {}) {
       if (typeof name !== 'string' || name === '') throw new TypeError('InternalMastraMCPClient requires a server "name".');
       if (!server || typeof server !== 'object') {
@@ -44,7 +46,6 @@ function createInternalClientClass(deps, MCPClient) {
       }
       super({ name: 'MastraMCPClient' });
       this.name = name;
-      this.version = version;
       this.#server = server;
       const id = `InternalMastraMCPClient\u0000${nextInternalId++}`;
       this.#client = new MCPClient({ id, servers: { [name]: withCapabilities(server, capabilities) }, timeout });
