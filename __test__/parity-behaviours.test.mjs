@@ -58,6 +58,16 @@ for (const [transport, define] of Object.entries(transports)) {
     assert.deepEqual(progress.off, [], 'no progress without tracking');
   });
 
+  test(`${transport}: with tracking off, a progressToken the caller puts in _meta still gets its progress`, async () => {
+    const c = client({ off: { ...define(), enableProgressTracking: false } });
+    const progress = [];
+    await c.progress.onUpdate('off', (p) => progress.push(p));
+    const tools = await c.listTools();
+    await tools['off_trigger-long-running-operation'].execute({ duration: 0.2, steps: 2 }, { _meta: { progressToken: `mine-${transport}` } });
+    await waitFor(() => progress.length >= 2, { message: 'progress for the caller-supplied token' });
+    assert.ok(progress.every((p) => p.progressToken === `mine-${transport}`), JSON.stringify(progress));
+  });
+
   test(`${transport}: elicitation applies requestedSchema defaults to fields an accept left out`, async () => {
     const c = client({ ev: define() });
     const asked = [];

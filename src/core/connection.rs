@@ -315,7 +315,12 @@ impl Connection {
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
-        if options.progress_token.is_some() {
+        // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
+        let wanted_progress = options
+            .progress_token
+            .clone()
+            .or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
+        if wanted_progress.is_some() {
             request.extensions_mut().insert(WantsProgress);
         }
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
@@ -331,7 +336,7 @@ impl Connection {
             .await
             .map_err(|e| RequestFailure::NotSent(service_error(name, method, timeout_ms, e)))?;
         let request_id = handle.id.clone();
-        let alias_key = options.progress_token.as_ref().map(|token| {
+        let alias_key = wanted_progress.as_ref().map(|token| {
             let key = serde_json::to_value(&handle.progress_token).unwrap_or(Value::Null).to_string();
             if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
                 aliases.insert(key.clone(), token.clone());
