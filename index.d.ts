@@ -32,8 +32,7 @@
  * startAuthorization, exchangeAuthorization, ...) and its server-side OAuth helpers
  * (generateWWWAuthenticateHeader, generateProtectedResourceMetadata,
  * extractBearerToken) are declared at the end of this file; each runs as a step of
- * the Rust OAuth engine. Not declared (a compile error beats a runtime one):
- * InternalMastraMCPClient.
+ * the Rust OAuth engine.
  *
  * Server-side exports of @mastra/mcp 1.18.0 that are intentionally NOT declared
  * here (this package implements the client only):
@@ -153,6 +152,7 @@ export type ResourceTemplateType = ResourceTemplate;
 export interface TextResourceContents {
   uri: string;
   text: string;
+  blob?: never;
   mimeType?: string;
   _meta?: MetaObject;
 }
@@ -161,12 +161,35 @@ export interface TextResourceContents {
 export interface BlobResourceContents {
   uri: string;
   blob: string;
+  /** Absent on binary contents (so `contents[0].text` reads as `string | undefined`). */
+  text?: never;
   mimeType?: string;
   _meta?: MetaObject;
 }
 
 /** Contents returned by `resources/read`. */
 export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+/** Result of `resources/list` (every page). */
+export interface ListResourcesResult {
+  [key: string]: unknown;
+  resources: Resource[];
+  nextCursor?: string;
+}
+
+/** Result of `resources/templates/list` (every page). */
+export interface ListResourceTemplatesResult {
+  [key: string]: unknown;
+  resourceTemplates: ResourceTemplate[];
+  nextCursor?: string;
+}
+
+/** Result of `prompts/list` (every page). */
+export interface ListPromptsResult {
+  [key: string]: unknown;
+  prompts: Prompt[];
+  nextCursor?: string;
+}
 
 /** Result of `resources/read`. */
 export interface ReadResourceResult {
@@ -654,7 +677,7 @@ export interface AuthProvider {
 export type MastraFetchLike = (
   url: string | URL,
   init?: RequestInit,
-  requestContext?: RequestContext | null,
+  requestContext?: RequestContext<Record<string, any>> | null,
 ) => Promise<Response>;
 
 /** A log record emitted by an MCP server or by the client on its behalf. */
@@ -676,8 +699,11 @@ export interface LogMessage {
 /** Receives {@link LogMessage}s for one server. */
 export type LogHandler = (logMessage: LogMessage) => void;
 
-/** Answers `elicitation/create` requests from a server. */
-export type ElicitationHandler = (request: ElicitRequest['params']) => Promise<ElicitResult>;
+/**
+ * Answers `elicitation/create` requests from a server. The client advertises form mode only,
+ * so the request always carries `requestedSchema`.
+ */
+export type ElicitationHandler = (request: ElicitRequestFormParams) => Promise<ElicitResult>;
 
 /** Receives `notifications/progress` params from a server. */
 export type ProgressHandler = (params: ProgressNotification['params']) => void;
@@ -1327,6 +1353,74 @@ export interface InternalElicitationActions {
 /** @internal Per-server progress actions of {@link InternalMastraMCPClient}. */
 export interface InternalProgressActions {
   onUpdate(handler: ProgressHandler): void;
+}
+
+/**
+ * @internal The per-server client `@mastra/mcp` exports (its own tests and advanced users drive
+ * it directly). It runs on the same native connection as {@link MCPClient}. Unlike the original,
+ * list and read methods connect on first use; `version` is accepted but the client reports the
+ * server name and `1.0.0` in `initialize`.
+ */
+export declare class InternalMastraMCPClient extends MastraBase {
+  name: string;
+  readonly resources: InternalResourceActions;
+  readonly prompts: InternalPromptActions;
+  readonly elicitation: InternalElicitationActions;
+  readonly progress: InternalProgressActions;
+  constructor(options: InternalMastraMCPClientOptions);
+
+  /** Roots answered to the server's `roots/list` (a copy). */
+  get roots(): Root[];
+  /** Replaces the roots and sends `notifications/roots/list_changed` when connected. */
+  setRoots(roots: Root[]): Promise<void>;
+  /** Sends `notifications/roots/list_changed` (nothing when not connected). */
+  sendRootsListChanged(): Promise<void>;
+
+  /** OAuth state of the server; `undefined` without an auth provider or before any attempt. */
+  get authState(): MCPServerAuthState | undefined;
+  /**
+   * Completes the authorization a `connect()` started, with the code from the redirect URI — or
+   * the whole callback URL, so its `state` and RFC 9207 `iss` are checked (an authorization
+   * server that sends `iss` requires that). Then `connect()` again.
+   */
+  finishAuth(authorizationCode: string): Promise<void>;
+
+  /** Connects (once; concurrent calls share the attempt); resolves `true`. */
+  connect(): Promise<boolean>;
+  /** Streamable HTTP session id, when connected over Streamable HTTP. */
+  get sessionId(): string | undefined;
+  /** stderr of a stdio server started with `stderr: 'pipe'`, else `null`. */
+  get stderr(): Stream | null;
+  /** Instructions the server returned at initialization (`undefined` when not connected). */
+  get instructions(): string | undefined;
+  get forwardInstructions(): boolean;
+  get instructionsMaxLength(): number;
+  disconnect(): Promise<void>;
+  /** Drops the session and connects again. */
+  forceReconnect(): Promise<void>;
+
+  listResources(): Promise<ListResourcesResult>;
+  readResource(uri: string): Promise<ReadResourceResult>;
+  subscribeResource(uri: string): Promise<EmptyResult>;
+  unsubscribeResource(uri: string): Promise<EmptyResult>;
+  listResourceTemplates(): Promise<ListResourceTemplatesResult>;
+  listPrompts(): Promise<ListPromptsResult>;
+  getPrompt(args: { name: string; args?: Record<string, any> }): Promise<GetPromptResult>;
+
+  setPromptListChangedNotificationHandler(handler: () => void): void;
+  setToolListChangedNotificationHandler(handler: () => void): void;
+  setResourceUpdatedNotificationHandler(handler: (params: any) => void): void;
+  setResourceListChangedNotificationHandler(handler: () => void): void;
+  /** Advertises elicitation on connect; throws once connected without it configured. */
+  setElicitationRequestHandler(handler: ElicitationHandler): void;
+  setProgressNotificationHandler(handler: ProgressHandler): void;
+
+  /** Serializable definitions of the server's tools, keyed by tool name. */
+  toolDefinitions(): Promise<Record<string, SerializableMCPToolDefinition>>;
+  /** Rebuilds one executable tool from a cached definition (connects on first execute). */
+  toolFromDefinition(args: { definition: SerializableMCPToolDefinition }): MCPTool;
+  /** The server's tools as Mastra tools, keyed by tool name. */
+  tools(): Promise<Record<string, MCPTool>>;
 }
 
 

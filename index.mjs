@@ -36,6 +36,7 @@ const face = createFace({
 
 export const {
   MCPClient,
+  InternalMastraMCPClient,
   MCPClientServerProxy,
   MCP_CALL_TOOL_CONTENT,
   MCP_CALL_TOOL_META,

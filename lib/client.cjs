@@ -14,6 +14,9 @@ const { callProvider } = require('./oauth-provider-ops.cjs');
 
 let nextFlowId = 0x40000000; // disjoint from tool call ids
 
+/** Key of the per-server pieces `InternalMastraMCPClient` shares with `MCPClient` (not public). */
+const INTERNALS = Symbol('mastra-mcp-native.internals');
+
 // Direct calls are settled through a weak callback, which does not keep Node's event loop
 // alive by itself: one shared timer, referenced only while any direct call is in flight, does.
 let directInFlight = 0;
@@ -53,7 +56,8 @@ function createMCPClientClass(deps) {
   const { MastraBase, MastraError, ErrorDomain, ErrorCategory } = deps;
   const MCPClientServerProxy = createServerProxyClass(deps);
   let coreToolsPromise;
-  const loadCoreTools = () => (coreToolsPromise ??= deps.loadTools());
+  let coreToolsLoaded;
+  const loadCoreTools = () => (coreToolsPromise ??= deps.loadTools().then((t) => (coreToolsLoaded = t)));
 
   class MCPClient extends MastraBase {
     #native;
@@ -351,16 +355,12 @@ function createMCPClientClass(deps) {
     }
 
     async toolFromDefinition({ serverName, definition }) {
-      try {
-        this.#requireServer(serverName);
-        const coreTools = await loadCoreTools();
-        const { server: session = {}, ...toolFields } = definition;
-        const entry = describeTool(serverName, toolFields);
-        return buildTool(this.#toolContext(serverName, coreTools), entry, {
-          serverVersion: session.version,
-          instructions: session.instructions,
-        });
-      } catch (e) {
+      return this.#hydrate(serverName, definition, () => loadCoreTools());
+    }
+
+    /** Rebuilds a tool from a cached definition; sync when `coreTools()` is. */
+    #hydrate(serverName, definition, coreTools) {
+      const fail = (e) => {
         throw new MastraError(
           {
             id: 'MCP_CLIENT_TOOL_HYDRATION_FAILED',
@@ -371,6 +371,21 @@ function createMCPClientClass(deps) {
           },
           e,
         );
+      };
+      const build = (tools) => {
+        const { server: session = {}, ...toolFields } = definition;
+        const entry = describeTool(serverName, toolFields);
+        return buildTool(this.#toolContext(serverName, tools), entry, {
+          serverVersion: session.version,
+          instructions: session.instructions,
+        });
+      };
+      try {
+        this.#requireServer(serverName);
+        const tools = coreTools();
+        return typeof tools?.then === 'function' ? tools.then(build).catch(fail) : build(tools);
+      } catch (e) {
+        return fail(e);
       }
     }
 
@@ -389,8 +404,8 @@ function createMCPClientClass(deps) {
     }
 
     // ---- instructions, stderr, lifecycle --------------------------------------------------
-    async getServerInstructions() {
-      const map = await this.#native.instructions();
+    getServerInstructions() {
+      const map = this.#native.instructionsNow();
       const out = {};
       for (const [k, v] of Object.entries(map)) out[k] = v ?? undefined;
       return out;
@@ -544,6 +559,27 @@ function createMCPClientClass(deps) {
       return proxies;
     }
 
+    /** Per-server pieces for `InternalMastraMCPClient` (one client, one server, same core). */
+    [INTERNALS]() {
+      return {
+        native: this.#native,
+        setHandler: (kind, server, handler) => this.#setHandler(kind, server, handler),
+        serverFailure: (server, nativeError, errorId) => this.#serverFailure(server, nativeError, errorId),
+        mastraError: (id, err, details) => this.#mastraError(id, err, details),
+        /** One server's Mastra tools; throws that server's failure. */
+        tools: async (server) => {
+          const [outcomes, coreTools] = await Promise.all([this.#toolEntries(), loadCoreTools()]);
+          const o = outcomes.find((x) => x.server === server);
+          if (!o.ok) throw this.#serverFailure(server, o.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
+          return { ...this.#toolsFor(server, coreTools) };
+        },
+        /** Synchronous rebuild: uses the loaded tools module, else `requireTools()`. */
+        hydrate: (server, definition, requireTools) =>
+          this.#hydrate(server, definition, () => coreToolsLoaded ?? requireTools()),
+        loadCoreTools,
+      };
+    }
+
     /** `'needs-auth'` after an authorization rejection, `'authorized'` once accepted. */
     getServerAuthState(serverName) {
       if (!Object.prototype.hasOwnProperty.call(this.#servers, serverName)) return undefined;
@@ -593,4 +629,4 @@ function createMCPClientClass(deps) {
   return { MCPClient, MCPClientServerProxy };
 }
 
-module.exports = { createMCPClientClass };
+module.exports = { createMCPClientClass, INTERNALS };

@@ -55,7 +55,9 @@ fn shared() -> Arc<HandlerShared> {
         enable_server_logs: false,
         elicitation: AtomicBool::new(false),
         user_capabilities: Map::new(),
-        roots: Vec::new(),
+        roots: Mutex::new(Vec::new()),
+        advertise_roots: false,
+        instructions: Mutex::new(None),
         tools_epoch: AtomicU64::new(0),
         progress_aliases: Mutex::new(HashMap::new()),
     })

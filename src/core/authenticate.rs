@@ -110,6 +110,39 @@ impl Connection {
         outcome
     }
 
+    /// `finishAuth(code)`: completes the authorization a connect started, storing the tokens
+    /// through the provider; the next connect uses them. Takes the bare code (as `@mastra/mcp`
+    /// does) or the whole callback URL, whose `state` and RFC 9207 `iss` are then checked too.
+    pub async fn finish_auth(&self, code_or_callback_url: &str) -> Result<()> {
+        let name = self.name().to_string();
+        let pending = || {
+            McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.")
+        };
+        let session = self.oauth().cloned().ok_or_else(pending)?;
+        let expected_state = session.pending_state().ok_or_else(pending)?;
+        let callback = callback_from(code_or_callback_url, expected_state);
+        let bare_code = callback.code == code_or_callback_url;
+        session.finish(&callback).await.map_err(|e| {
+            let hint = if bare_code && callback.iss.is_none() {
+                " If the authorization server sent `iss`, pass the whole callback URL to finishAuth() so it can be checked."
+            } else {
+                ""
+            };
+            McpError::new(ErrorKind::AuthFailed, &name, format!("{e}{hint}"))
+        })
+    }
+}
+
+/// The callback of `finishAuth`: a URL's `code`, `state` and `iss`, or a bare code for the pending state.
+fn callback_from(code_or_callback_url: &str, pending_state: String) -> super::auth::callback::Callback {
+    use super::auth::callback::Callback;
+    if let Ok(url) = url::Url::parse(code_or_callback_url) {
+        let param = |key: &str| url.query_pairs().find(|(k, _)| k == key).map(|(_, v)| v.into_owned());
+        if let Some(code) = param("code") {
+            return Callback { code, state: param("state").unwrap_or(pending_state), iss: param("iss") };
+        }
+    }
+    Callback { code: code_or_callback_url.to_string(), state: pending_state, iss: None }
 }
 
 /// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
@@ -119,5 +152,28 @@ fn is_loopback_host(url: &url::Url) -> bool {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::callback_from;
+
+    #[test]
+    fn a_callback_url_gives_code_state_and_iss() {
+        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fas.example", "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("abc", "s1", Some("https://as.example")));
+    }
+
+    #[test]
+    fn a_bare_code_uses_the_pending_state() {
+        let c = callback_from("abc", "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss), ("abc", "pending", None));
+    }
+
+    #[test]
+    fn a_url_without_code_is_taken_as_a_code() {
+        let c = callback_from("urn:x", "pending".into());
+        assert_eq!(c.code, "urn:x");
     }
 }

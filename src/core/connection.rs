@@ -27,6 +27,11 @@ use super::open::{error_and_causes, net_error, open_session, Remote};
 use super::results::describe_tool_raw;
 use super::transport::lane::{Lane, LaneError};
 
+/// Marks a request whose progress the user asked for; rmcp's own progress token is stripped from
+/// every other request (see `transport::observed`).
+#[derive(Clone, Copy)]
+pub struct WantsProgress;
+
 /// Longest a list may be paged before we stop (protects against cursor loops).
 const MAX_PAGES: usize = 1000;
 /// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
@@ -124,7 +129,9 @@ impl Connection {
             enable_server_logs: config.enable_server_logs,
             elicitation: AtomicBool::new(config.elicitation),
             user_capabilities: config.capabilities.clone(),
-            roots: config.roots.clone(),
+            roots: Mutex::new(config.roots.clone()),
+            advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),
+            instructions: Mutex::new(None),
             tools_epoch: AtomicU64::new(0),
             progress_aliases: Mutex::new(HashMap::new()),
         });
@@ -161,6 +168,25 @@ impl Connection {
         let state = self.state.lock().await;
         match &*state {
             State::Idle => {
+                self.shared.elicitation.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            _ => Err(McpError::new(
+                ErrorKind::InvalidState,
+                self.name(),
+                "Cannot register an elicitation handler after connecting unless elicitation capability was configured before initialization.",
+            )),
+        }
+    }
+
+    /// `enable_elicitation` without waiting, for the synchronous `setElicitationRequestHandler`:
+    /// refused while a session exists or is being opened.
+    pub fn enable_elicitation_now(&self) -> Result<()> {
+        if self.shared.elicitation.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match self.state.try_lock().as_deref() {
+            Ok(State::Idle) => {
                 self.shared.elicitation.store(true, Ordering::SeqCst);
                 Ok(())
             }
@@ -222,6 +248,9 @@ impl Connection {
             Ok(live) if current => {
                 if !matches!(&*state, State::Ready(l) if Arc::ptr_eq(l, &live)) {
                     self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
+                    if let Ok(mut snapshot) = self.shared.instructions.lock() {
+                        *snapshot = live.instructions.clone();
+                    }
                     *state = State::Ready(live.clone());
                 }
                 Ok(live)
@@ -248,6 +277,9 @@ impl Connection {
     pub async fn disconnect(&self) {
         self.generation.fetch_add(1, Ordering::SeqCst);
         let previous = std::mem::replace(&mut *self.state.lock().await, State::Idle);
+        if let Ok(mut snapshot) = self.shared.instructions.lock() {
+            *snapshot = None;
+        }
         if let State::Ready(live) = previous {
             self.shared.diagnostic("debug", "Disconnecting");
             live.close().await;
@@ -283,6 +315,14 @@ impl Connection {
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
+        // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
+        let wanted_progress = options
+            .progress_token
+            .clone()
+            .or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
+        if wanted_progress.is_some() {
+            request.extensions_mut().insert(WantsProgress);
+        }
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
         if let Some(meta) = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())) {
@@ -296,7 +336,7 @@ impl Connection {
             .await
             .map_err(|e| RequestFailure::NotSent(service_error(name, method, timeout_ms, e)))?;
         let request_id = handle.id.clone();
-        let alias_key = options.progress_token.as_ref().map(|token| {
+        let alias_key = wanted_progress.as_ref().map(|token| {
             let key = serde_json::to_value(&handle.progress_token).unwrap_or(Value::Null).to_string();
             if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
                 aliases.insert(key.clone(), token.clone());
@@ -474,6 +514,41 @@ impl Connection {
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         let cache = self.tools_cache.lock().ok()?;
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+    }
+
+    /// Instructions of the last initialized session, without waiting (`None` after `disconnect()`).
+    pub fn instructions_now(&self) -> Option<String> {
+        self.shared.instructions.lock().ok().and_then(|i| i.clone())
+    }
+
+    /// The roots answered to `roots/list`.
+    pub fn roots(&self) -> Vec<Value> {
+        self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Replaces the roots; the server hears `notifications/roots/list_changed` if connected.
+    pub async fn set_roots(&self, roots: Vec<Value>) -> Result<()> {
+        if let Ok(mut current) = self.shared.roots.lock() {
+            *current = roots;
+        }
+        self.send_roots_list_changed().await
+    }
+
+    /// Sends `notifications/roots/list_changed` on the live session; a no-op when not connected.
+    pub async fn send_roots_list_changed(&self) -> Result<()> {
+        let Some(live) = self.current().await else {
+            self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
+            return Ok(());
+        };
+        let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
+            .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
+        live.peer.send_notification(note).await.map_err(|e| {
+            McpError::new(
+                ErrorKind::Disconnected,
+                self.name(),
+                format!("Failed to send notifications/roots/list_changed to server {}: {e}", self.name()),
+            )
+        })
     }
 
     /// Instructions of the live session, if connected.

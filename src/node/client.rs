@@ -424,6 +424,42 @@ impl NativeClient {
         Ok(self.registry().instructions().await)
     }
 
+    /// `{ server: instructions | null }` from the last initialized session of each server, now.
+    #[napi(ts_return_type = "Record<string, string | null>")]
+    pub fn instructions_now(&self) -> Value {
+        let registry = self.registry();
+        let mut out = serde_json::Map::new();
+        for name in registry.names() {
+            let text = registry.get(name).ok().and_then(|c| c.instructions_now());
+            out.insert(name.clone(), text.map(Value::String).unwrap_or(Value::Null));
+        }
+        Value::Object(out)
+    }
+
+    /// The roots a server is answered with on `roots/list`.
+    #[napi(ts_return_type = "Array<{ uri: string; name?: string }>")]
+    pub fn roots(&self, server: String) -> Result<Value> {
+        Ok(Value::Array(self.server(&server)?.roots()))
+    }
+
+    /// Replaces a server's roots and notifies it (when connected).
+    #[napi]
+    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<()> {
+        self.server(&server)?.set_roots(roots).await.map_err(to_napi)
+    }
+
+    /// Sends `notifications/roots/list_changed` (a no-op when not connected).
+    #[napi]
+    pub async fn send_roots_list_changed(&self, server: String) -> Result<()> {
+        self.server(&server)?.send_roots_list_changed().await.map_err(to_napi)
+    }
+
+    /// Completes a pending OAuth authorization with the code captured at the redirect URI.
+    #[napi]
+    pub async fn finish_auth(&self, server: String, code: String) -> Result<()> {
+        self.server(&server)?.finish_auth(&code).await.map_err(to_napi)
+    }
+
     /// `{ server: sessionId }` for connected Streamable HTTP servers.
     #[napi(ts_return_type = "Record<string, string>")]
     pub fn session_ids(&self) -> Value {
@@ -451,6 +487,12 @@ impl NativeClient {
             pending.remove(&flow_id);
         }
         result.map_err(to_napi)
+    }
+
+    /// Advertises elicitation on the next connect, synchronously (refused once connected).
+    #[napi]
+    pub fn enable_elicitation_now(&self, server: String) -> Result<()> {
+        self.server(&server)?.enable_elicitation_now().map_err(to_napi)
     }
 
     /// Whether a server currently has a live session.
