@@ -32,8 +32,7 @@
  * startAuthorization, exchangeAuthorization, ...) and its server-side OAuth helpers
  * (generateWWWAuthenticateHeader, generateProtectedResourceMetadata,
  * extractBearerToken) are declared at the end of this file; each runs as a step of
- * the Rust OAuth engine. Not declared (a compile error beats a runtime one):
- * InternalMastraMCPClient.
+ * the Rust OAuth engine.
  *
  * Server-side exports of @mastra/mcp 1.18.0 that are intentionally NOT declared
  * here (this package implements the client only):
@@ -153,6 +152,7 @@ export type ResourceTemplateType = ResourceTemplate;
 export interface TextResourceContents {
   uri: string;
   text: string;
+  blob?: never;
   mimeType?: string;
   _meta?: MetaObject;
 }
@@ -161,12 +161,35 @@ export interface TextResourceContents {
 export interface BlobResourceContents {
   uri: string;
   blob: string;
+  /** Absent on binary contents (so `contents[0].text` reads as `string | undefined`). */
+  text?: never;
   mimeType?: string;
   _meta?: MetaObject;
 }
 
 /** Contents returned by `resources/read`. */
 export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+/** Result of `resources/list` (every page). */
+export interface ListResourcesResult {
+  [key: string]: unknown;
+  resources: Resource[];
+  nextCursor?: string;
+}
+
+/** Result of `resources/templates/list` (every page). */
+export interface ListResourceTemplatesResult {
+  [key: string]: unknown;
+  resourceTemplates: ResourceTemplate[];
+  nextCursor?: string;
+}
+
+/** Result of `prompts/list` (every page). */
+export interface ListPromptsResult {
+  [key: string]: unknown;
+  prompts: Prompt[];
+  nextCursor?: string;
+}
 
 /** Result of `resources/read`. */
 export interface ReadResourceResult {
@@ -654,7 +677,7 @@ export interface AuthProvider {
 export type MastraFetchLike = (
   url: string | URL,
   init?: RequestInit,
-  requestContext?: RequestContext | null,
+  requestContext?: RequestContext<Record<string, any>> | null,
 ) => Promise<Response>;
 
 /** A log record emitted by an MCP server or by the client on its behalf. */
@@ -676,8 +699,11 @@ export interface LogMessage {
 /** Receives {@link LogMessage}s for one server. */
 export type LogHandler = (logMessage: LogMessage) => void;
 
-/** Answers `elicitation/create` requests from a server. */
-export type ElicitationHandler = (request: ElicitRequest['params']) => Promise<ElicitResult>;
+/**
+ * Answers `elicitation/create` requests from a server. The client advertises form mode only,
+ * so the request always carries `requestedSchema`.
+ */
+export type ElicitationHandler = (request: ElicitRequestFormParams) => Promise<ElicitResult>;
 
 /** Receives `notifications/progress` params from a server. */
 export type ProgressHandler = (params: ProgressNotification['params']) => void;
@@ -1129,6 +1155,26 @@ export interface MCPClientProgressActions {
 export declare class MCPClient extends MastraBase {
   constructor(args: MCPClientOptions);
 
+  /**
+   * A client for the servers of an MCP config object — the content of a Claude Desktop,
+   * Claude Code, Cursor, VS Code or Windsurf `mcp.json` (`mcpServers` or `servers`). Entries
+   * with `disabled: true` are left out. Throws {@link MCPConfigError} naming the server and field.
+   */
+  static fromConfig(config: Record<string, unknown>, options?: MCPConfigClientOptions): MCPClient;
+  /**
+   * Reads an MCP config file and returns a client for its servers. The dialect is guessed from
+   * the file's name (`claude_desktop_config.json`, `.mcp.json`, `.vscode/mcp.json`,
+   * `.cursor/mcp.json`, Windsurf's `mcp_config.json`) and its top-level key, or set with
+   * `options.format`. Rejects with {@link MCPConfigError} naming the file, server and field.
+   */
+  static fromConfigFile(path: string | URL, options?: MCPConfigClientOptions): Promise<MCPClient>;
+
+  /**
+   * Connects a server if needed and returns its session: version, instructions and the
+   * negotiated protocol version. (An extension: `@mastra/mcp` has no such method.)
+   */
+  getServerSessionInfo(serverName: string): Promise<MCPServerSessionInfo>;
+
   /** Progress notifications. */
   get progress(): MCPClientProgressActions;
   /** Elicitation (server -> user input requests). */
@@ -1189,6 +1235,95 @@ export declare class MCPClient extends MastraBase {
 }
 
 // ===========================================================================
+// MCP config files (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf)
+// ===========================================================================
+
+/** The dialect of an MCP config file. */
+export type MCPConfigFormat = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'windsurf' | 'generic';
+
+/** How a config is read: dialect, variables and VS Code inputs. */
+export interface MCPConfigParseOptions {
+  /** Forces a dialect instead of guessing it from the file's name and top-level key. */
+  format?: MCPConfigFormat;
+  /**
+   * Values for VS Code `${input:id}` variables. An input with no value here is read from the
+   * environment variable `MCP_INPUT_<ID>` (upper case, other characters as `_`), then from its
+   * `default`; otherwise the config is refused. Nothing is ever prompted for.
+   */
+  inputs?: Record<string, string>;
+  /** The environment `${env:VAR}` / `${VAR}` read (default: `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** The folder `${workspaceFolder}` and a relative `cwd` refer to (default: the file's project folder). */
+  workspace?: string;
+  /** Named in error messages instead of the path (or `'MCP config'` for an object). */
+  label?: string;
+}
+
+/** Options of `MCPClient.fromConfig` / `fromConfigFile`: parsing plus the client's own options. */
+export interface MCPConfigClientOptions extends MCPConfigParseOptions {
+  /** The client's `id` (see {@link MCPClientOptions}). */
+  id?: string;
+  /** The global request timeout in milliseconds. */
+  timeout?: number;
+  /** Options for every server (e.g. `{ requireToolApproval: true }`); per-server options win. */
+  defaults?: MCPConfigServerOverrides;
+  /**
+   * Per-server options merged over the file's definition (`requireToolApproval`, `authProvider`,
+   * `timeout`, `logger`, ...). `requestInit.headers` are merged with the file's headers. Naming a
+   * server that is not in the file is an error.
+   */
+  servers?: Record<string, MCPConfigServerOverrides>;
+}
+
+/** What options may add to or change in a server read from a config file. */
+export type MCPConfigServerOverrides = BaseServerOptions &
+  Partial<Omit<StdioServerDefinition, keyof BaseServerOptions | 'url' | 'requestInit' | 'eventSourceInit' | 'authProvider' | 'reconnectionOptions' | 'sessionId' | 'connectTimeout' | 'fetch' | 'allowedHosts'>> &
+  Partial<Omit<HttpServerDefinition, keyof BaseServerOptions | 'command' | 'args' | 'env' | 'inheritDefaultEnv' | 'stderr' | 'cwd'>>;
+
+/** A parsed config: `MCPClient` server definitions plus what the file said about them. */
+export interface MCPConfig {
+  /** The absolute path (from `readMCPConfigFile`). */
+  file?: string;
+  format: MCPConfigFormat;
+  servers: Record<string, MastraMCPServerDefinition>;
+  /** The transport each entry asks for (`sse` is reached through the Streamable HTTP → SSE fallback). */
+  transports: Record<string, 'stdio' | 'http' | 'sse'>;
+  /** Entries with `disabled: true` (left out of `servers`). */
+  disabled: string[];
+}
+
+/** A server's session as returned by {@link MCPClient.getServerSessionInfo}. */
+export interface MCPServerSessionInfo {
+  serverVersion?: string;
+  instructions?: string;
+  protocolVersion: string;
+}
+
+/**
+ * A config that cannot be used. `message` is one line: `FILE[:LINE:COL]: server "NAME": FIELD: PROBLEM`.
+ */
+export declare class MCPConfigError extends Error {
+  name: 'MCPConfigError';
+  code: 'MCP_CONFIG_INVALID';
+  /** `SYNTAX`, `NO_SERVERS`, `INVALID_FIELD`, `MISSING_INPUT`, `MISSING_ENV`, `READ_FAILED` or `INVALID_OPTION`. */
+  reason: string;
+  file: string;
+  server?: string;
+  field?: string;
+  line?: number;
+  column?: number;
+  /** The `${input:id}` without a value. */
+  input?: string;
+  /** The environment variable that was missing (or would answer the input). */
+  envVar?: string;
+}
+
+/** Parses an MCP config object. Throws {@link MCPConfigError}. */
+export declare function parseMCPConfig(config: Record<string, unknown>, options?: MCPConfigParseOptions): MCPConfig;
+/** Reads and parses an MCP config file (JSON or JSON with comments). Rejects with {@link MCPConfigError}. */
+export declare function readMCPConfigFile(path: string | URL, options?: MCPConfigParseOptions): Promise<MCPConfig>;
+
+// ===========================================================================
 // Single-server client (internal, exported for parity)
 // ===========================================================================
 
@@ -1218,6 +1353,74 @@ export interface InternalElicitationActions {
 /** @internal Per-server progress actions of {@link InternalMastraMCPClient}. */
 export interface InternalProgressActions {
   onUpdate(handler: ProgressHandler): void;
+}
+
+/**
+ * @internal The per-server client `@mastra/mcp` exports (its own tests and advanced users drive
+ * it directly). It runs on the same native connection as {@link MCPClient}. Unlike the original,
+ * list and read methods connect on first use; `version` is accepted but the client reports the
+ * server name and `1.0.0` in `initialize`.
+ */
+export declare class InternalMastraMCPClient extends MastraBase {
+  name: string;
+  readonly resources: InternalResourceActions;
+  readonly prompts: InternalPromptActions;
+  readonly elicitation: InternalElicitationActions;
+  readonly progress: InternalProgressActions;
+  constructor(options: InternalMastraMCPClientOptions);
+
+  /** Roots answered to the server's `roots/list` (a copy). */
+  get roots(): Root[];
+  /** Replaces the roots and sends `notifications/roots/list_changed` when connected. */
+  setRoots(roots: Root[]): Promise<void>;
+  /** Sends `notifications/roots/list_changed` (nothing when not connected). */
+  sendRootsListChanged(): Promise<void>;
+
+  /** OAuth state of the server; `undefined` without an auth provider or before any attempt. */
+  get authState(): MCPServerAuthState | undefined;
+  /**
+   * Completes the authorization a `connect()` started, with the code from the redirect URI — or
+   * the whole callback URL, so its `state` and RFC 9207 `iss` are checked (an authorization
+   * server that sends `iss` requires that). Then `connect()` again.
+   */
+  finishAuth(authorizationCode: string): Promise<void>;
+
+  /** Connects (once; concurrent calls share the attempt); resolves `true`. */
+  connect(): Promise<boolean>;
+  /** Streamable HTTP session id, when connected over Streamable HTTP. */
+  get sessionId(): string | undefined;
+  /** stderr of a stdio server started with `stderr: 'pipe'`, else `null`. */
+  get stderr(): Stream | null;
+  /** Instructions the server returned at initialization (`undefined` when not connected). */
+  get instructions(): string | undefined;
+  get forwardInstructions(): boolean;
+  get instructionsMaxLength(): number;
+  disconnect(): Promise<void>;
+  /** Drops the session and connects again. */
+  forceReconnect(): Promise<void>;
+
+  listResources(): Promise<ListResourcesResult>;
+  readResource(uri: string): Promise<ReadResourceResult>;
+  subscribeResource(uri: string): Promise<EmptyResult>;
+  unsubscribeResource(uri: string): Promise<EmptyResult>;
+  listResourceTemplates(): Promise<ListResourceTemplatesResult>;
+  listPrompts(): Promise<ListPromptsResult>;
+  getPrompt(args: { name: string; args?: Record<string, any> }): Promise<GetPromptResult>;
+
+  setPromptListChangedNotificationHandler(handler: () => void): void;
+  setToolListChangedNotificationHandler(handler: () => void): void;
+  setResourceUpdatedNotificationHandler(handler: (params: any) => void): void;
+  setResourceListChangedNotificationHandler(handler: () => void): void;
+  /** Advertises elicitation on connect; throws once connected without it configured. */
+  setElicitationRequestHandler(handler: ElicitationHandler): void;
+  setProgressNotificationHandler(handler: ProgressHandler): void;
+
+  /** Serializable definitions of the server's tools, keyed by tool name. */
+  toolDefinitions(): Promise<Record<string, SerializableMCPToolDefinition>>;
+  /** Rebuilds one executable tool from a cached definition (connects on first execute). */
+  toolFromDefinition(args: { definition: SerializableMCPToolDefinition }): MCPTool;
+  /** The server's tools as Mastra tools, keyed by tool name. */
+  tools(): Promise<Record<string, MCPTool>>;
 }
 
 

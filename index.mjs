@@ -36,6 +36,7 @@ const face = createFace({
 
 export const {
   MCPClient,
+  InternalMastraMCPClient,
   MCPClientServerProxy,
   MCP_CALL_TOOL_CONTENT,
   MCP_CALL_TOOL_META,
@@ -62,5 +63,8 @@ export const {
   generateWWWAuthenticateHeader,
   generateProtectedResourceMetadata,
   extractBearerToken,
+  MCPConfigError,
+  parseMCPConfig,
+  readMCPConfigFile,
 } = face;
 export default face;

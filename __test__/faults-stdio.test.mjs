@@ -119,6 +119,19 @@ test('faults/stdio: a 20 MB answer line (over rmcp\'s default 16 MiB line cap) a
   });
 });
 
+test('faults/stdio: an answer over the 64 MiB line cap fails its call with a clear error (not at the timeout); the session goes on', async () => {
+  await using({ huge: stdioFixtureServer({}, { timeout: 60000 }) }, async (c) => {
+    const tools = await c.listTools();
+    const started = Date.now();
+    await assert.rejects(tools.huge_big.execute({ bytes: 65 * 1024 * 1024 }, {}), (e) => {
+      assert.match(e.message, /tools\/call failed on server huge: the server's answer is longer than 64 MiB/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 30000, `settled in ${Date.now() - started} ms, not at the 60 s timeout`);
+    assert.equal((await tools.huge_cwd.execute({}, {})).content[0].text, process.cwd());
+  });
+});
+
 test('faults/stdio: a live server that closes its stdout fails the in-flight call promptly with "closed"; the next call reconnects', async () => {
   const pidFile = tmpFile('closer-pid');
   const timeout = 30000;

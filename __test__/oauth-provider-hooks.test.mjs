@@ -100,3 +100,26 @@ test('addClientAuthentication authenticates the token request instead of the bui
   assert.equal(new URLSearchParams(tokenRequest.body).get('client_id'), POST.client_id);
   assert.ok(mcp.state.authResults.some((r) => r.ok && r.clientId === POST.client_id));
 });
+
+test('a client_credentials token that expires, or that the server rejects, is granted again through prepareTokenRequest', async () => {
+  const provider = m2mProvider(BASIC);
+  const c = client(provider);
+  const tools = await c.listTools();
+  const whoami = Object.entries(tools).find(([k]) => k.endsWith('whoami'))[1];
+  assert.equal(provider.store.prepared.length, 1);
+  const first = provider.store.tokens.access_token;
+
+  // The stored token says it has expired.
+  provider.store.tokens = { ...provider.store.tokens, obtained_at: provider.store.tokens.obtained_at - 10 * provider.store.tokens.expires_in };
+  assert.equal((await whoami.execute({}, {})).client_id, BASIC.client_id);
+  assert.equal(provider.store.prepared.length, 2, 'granted again before the request');
+  const second = provider.store.tokens.access_token;
+  assert.notEqual(second, first);
+
+  // The server rejects the token (revoked, say).
+  provider.store.tokens = { ...provider.store.tokens, access_token: 'revoked' };
+  assert.equal((await whoami.execute({}, {})).client_id, BASIC.client_id);
+  assert.equal(provider.store.prepared.length, 3, 'granted again after the 401');
+  assert.equal(c.getServerAuthState('m2m'), 'authorized');
+  assert.equal(provider.store.redirects.length, 0, 'never a browser step');
+});

@@ -173,7 +173,9 @@ test('stdio: annotations, strict and mcpMetadata reach the tool', async () => {
     forwardInstructions: true,
     instructionsMaxLength: 100,
   });
-  const instructions = await c.getServerInstructions();
+  // Synchronous, as the typings say: a plain object, not a Promise.
+  const instructions = c.getServerInstructions();
+  assert.equal(typeof instructions.then, 'undefined');
   assert.equal(instructions.fx, 'Use fx wisely.');
 });
 

@@ -14,6 +14,9 @@ const { callProvider } = require('./oauth-provider-ops.cjs');
 
 let nextFlowId = 0x40000000; // disjoint from tool call ids
 
+/** Key of the per-server pieces `InternalMastraMCPClient` shares with `MCPClient` (not public). */
+const INTERNALS = Symbol('mastra-mcp-native.internals');
+
 // Direct calls are settled through a weak callback, which does not keep Node's event loop
 // alive by itself: one shared timer, referenced only while any direct call is in flight, does.
 let directInFlight = 0;
@@ -53,7 +56,8 @@ function createMCPClientClass(deps) {
   const { MastraBase, MastraError, ErrorDomain, ErrorCategory } = deps;
   const MCPClientServerProxy = createServerProxyClass(deps);
   let coreToolsPromise;
-  const loadCoreTools = () => (coreToolsPromise ??= deps.loadTools());
+  let coreToolsLoaded;
+  const loadCoreTools = () => (coreToolsPromise ??= deps.loadTools().then((t) => (coreToolsLoaded = t)));
 
   class MCPClient extends MastraBase {
     #native;
@@ -351,16 +355,12 @@ function createMCPClientClass(deps) {
     }
 
     async toolFromDefinition({ serverName, definition }) {
-      try {
-        this.#requireServer(serverName);
-        const coreTools = await loadCoreTools();
-        const { server: session = {}, ...toolFields } = definition;
-        const entry = describeTool(serverName, toolFields);
-        return buildTool(this.#toolContext(serverName, coreTools), entry, {
-          serverVersion: session.version,
-          instructions: session.instructions,
-        });
-      } catch (e) {
+      return this.#hydrate(serverName, definition, () => loadCoreTools());
+    }
+
+    /** Rebuilds a tool from a cached definition; sync when `coreTools()` is. */
+    #hydrate(serverName, definition, coreTools) {
+      const fail = (e) => {
         throw new MastraError(
           {
             id: 'MCP_CLIENT_TOOL_HYDRATION_FAILED',
@@ -371,6 +371,21 @@ function createMCPClientClass(deps) {
           },
           e,
         );
+      };
+      const build = (tools) => {
+        const { server: session = {}, ...toolFields } = definition;
+        const entry = describeTool(serverName, toolFields);
+        return buildTool(this.#toolContext(serverName, tools), entry, {
+          serverVersion: session.version,
+          instructions: session.instructions,
+        });
+      };
+      try {
+        this.#requireServer(serverName);
+        const tools = coreTools();
+        return typeof tools?.then === 'function' ? tools.then(build).catch(fail) : build(tools);
+      } catch (e) {
+        return fail(e);
       }
     }
 
@@ -389,11 +404,21 @@ function createMCPClientClass(deps) {
     }
 
     // ---- instructions, stderr, lifecycle --------------------------------------------------
-    async getServerInstructions() {
-      const map = await this.#native.instructions();
+    getServerInstructions() {
+      const map = this.#native.instructionsNow();
       const out = {};
       for (const [k, v] of Object.entries(map)) out[k] = v ?? undefined;
       return out;
+    }
+
+    /**
+     * Connects a server if needed and returns its session: `{ serverVersion, instructions,
+     * protocolVersion }`. An extension of @mastra/mcp (the CLI's `servers` command uses it).
+     */
+    async getServerSessionInfo(serverName) {
+      this.#requireServer(serverName);
+      const info = await nativeCall(this.#native.connect(serverName));
+      return { serverVersion: info.serverVersion ?? undefined, instructions: info.instructions ?? undefined, protocolVersion: info.protocolVersion };
     }
 
     getServerStderr(serverName) {
@@ -411,6 +436,8 @@ function createMCPClientClass(deps) {
         try {
           if (instances.get(this.id) === this) instances.delete(this.id);
           await this.#native.disconnect();
+          // The native disconnect cancelled every auth flow: let them settle before we resolve.
+          await Promise.allSettled([...this.#authFlows.values()].map((f) => f.promise));
           this.#toolCache.clear();
         } finally {
           this.#disconnecting = undefined;
@@ -532,6 +559,27 @@ function createMCPClientClass(deps) {
       return proxies;
     }
 
+    /** Per-server pieces for `InternalMastraMCPClient` (one client, one server, same core). */
+    [INTERNALS]() {
+      return {
+        native: this.#native,
+        setHandler: (kind, server, handler) => this.#setHandler(kind, server, handler),
+        serverFailure: (server, nativeError, errorId) => this.#serverFailure(server, nativeError, errorId),
+        mastraError: (id, err, details) => this.#mastraError(id, err, details),
+        /** One server's Mastra tools; throws that server's failure. */
+        tools: async (server) => {
+          const [outcomes, coreTools] = await Promise.all([this.#toolEntries(), loadCoreTools()]);
+          const o = outcomes.find((x) => x.server === server);
+          if (!o.ok) throw this.#serverFailure(server, o.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
+          return { ...this.#toolsFor(server, coreTools) };
+        },
+        /** Synchronous rebuild: uses the loaded tools module, else `requireTools()`. */
+        hydrate: (server, definition, requireTools) =>
+          this.#hydrate(server, definition, () => coreToolsLoaded ?? requireTools()),
+        loadCoreTools,
+      };
+    }
+
     /** `'needs-auth'` after an authorization rejection, `'authorized'` once accepted. */
     getServerAuthState(serverName) {
       if (!Object.prototype.hasOwnProperty.call(this.#servers, serverName)) return undefined;
@@ -543,11 +591,12 @@ function createMCPClientClass(deps) {
      * reconnect). Concurrent calls join one flow.
      */
     authenticate(serverName, options = {}) {
+      // A disconnect in flight ends every flow first; then a new one starts.
+      if (this.#disconnecting) return this.#disconnecting.catch(() => {}).then(() => this.authenticate(serverName, options));
       const pending = this.#authFlows.get(serverName);
       if (pending) return pending.promise.then(() => undefined);
       const flowId = nextFlowId++;
       const promise = (async () => {
-        if (this.#disconnecting) await this.#disconnecting.catch(() => {});
         this.#requireServer(serverName);
         if (!(this.#servers[serverName].authProvider instanceof MCPOAuthClientProvider)) {
           throw new Error(`Cannot authenticate MCP server ${serverName}: it is not configured with an MCPOAuthClientProvider.`);
@@ -580,4 +629,4 @@ function createMCPClientClass(deps) {
   return { MCPClient, MCPClientServerProxy };
 }
 
-module.exports = { createMCPClientClass };
+module.exports = { createMCPClientClass, INTERNALS };

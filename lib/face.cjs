@@ -2,15 +2,20 @@
 // Assembles the public API from a set of @mastra/core modules (or stand-ins).
 const { withFallbacks } = require('./core-deps.cjs');
 const { createMCPClientClass } = require('./client.cjs');
+const { createInternalClientClass } = require('./internal-client.cjs');
 const content = require('./call-tool-content.cjs');
 const oauth = require('./oauth.cjs');
 const oauthSteps = require('./oauth-steps.cjs');
+const configFile = require('./config-file.cjs');
 
 function createFace(core) {
   const deps = withFallbacks(core);
   const { MCPClient, MCPClientServerProxy } = createMCPClientClass(deps);
+  configFile.attachConfigStatics(MCPClient);
+  const { InternalMastraMCPClient } = createInternalClientClass(deps, MCPClient);
   return {
     MCPClient,
+    InternalMastraMCPClient,
     MCPClientServerProxy,
     MCP_CALL_TOOL_CONTENT: content.MCP_CALL_TOOL_CONTENT,
     MCP_CALL_TOOL_META: content.MCP_CALL_TOOL_META,
@@ -18,6 +23,9 @@ function createFace(core) {
     getMcpCallToolMeta: content.getMcpCallToolMeta,
     ...oauth,
     ...oauthSteps,
+    MCPConfigError: configFile.MCPConfigError,
+    parseMCPConfig: configFile.parseMCPConfig,
+    readMCPConfigFile: configFile.readMCPConfigFile,
   };
 }
 

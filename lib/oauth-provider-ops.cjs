@@ -14,6 +14,8 @@ const HOOKS = [
   'saveResourceUrl',
   'saveAuthorizationServerUrl',
   'invalidateCredentials',
+  'beginAuthorizationSession',
+  'endAuthorizationSession',
 ];
 
 /** Calls `addClientAuthentication(headers, params, url, metadata)` on wire pairs. */
@@ -43,6 +45,11 @@ async function callProvider(provider, { op, args }) {
       return await provider.codeVerifier();
     case 'state':
       return (await provider.state?.()) ?? null;
+    case 'beginAuthorizationSession':
+      return (await provider.beginAuthorizationSession()) ?? null;
+    case 'endAuthorizationSession':
+      await provider.endAuthorizationSession();
+      return null;
     case 'redirectToAuthorization':
       await provider.redirectToAuthorization(new URL(args));
       return null;

@@ -72,12 +72,13 @@ class MCPOAuthClientProvider {
     return this.#clientMetadata;
   }
 
-  state() {
-    return this.#pinnedState ?? this.#stateGenerator();
+  /** The pinned state during an authorization session, else a fresh one (async, as in @mastra/mcp). */
+  async state() {
+    return this.#pinnedState ?? (await this.#stateGenerator());
   }
 
-  beginAuthorizationSession() {
-    this.#pinnedState = this.#stateGenerator();
+  async beginAuthorizationSession() {
+    this.#pinnedState = await this.#stateGenerator();
     return this.#pinnedState;
   }
 
@@ -182,7 +183,7 @@ async function createOAuthCallbackServer({ redirectUrl, state }) {
     url: new URL(server.url),
     port: server.port,
     waitForCode: (options = {}) => server.waitForCode(options.timeoutMs),
-    close: async () => server.close(),
+    close: () => server.close(),
   };
 }
 

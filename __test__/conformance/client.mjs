@@ -1,4 +1,5 @@
-// A conformance-suite client program driven by our MCPClient. The suite runs
+// A conformance-suite client program driven by our MCPClient through its documented API only,
+// written as a user would write it. The suite runs
 // `node client.mjs <server-url>` with MCP_CONFORMANCE_SCENARIO (and, for some scenarios,
 // MCP_CONFORMANCE_CONTEXT) set, and judges what reaches its servers.
 import { MCPClient, MCPOAuthClientProvider } from '../../index.mjs';
@@ -31,14 +32,11 @@ function oauthProvider() {
   });
 }
 
-/** Accepts an elicitation with every default the schema declares. */
-function acceptDefaults(params) {
-  const content = {};
-  for (const [key, prop] of Object.entries(params.requestedSchema?.properties ?? {})) {
-    if (prop.default !== undefined) content[key] = prop.default;
-  }
-  return { action: 'accept', content };
-}
+/**
+ * A user who accepts without filling in anything: the client applies the schema's defaults
+ * (SEP-1034), not this program.
+ */
+const acceptAsIs = async () => ({ action: 'accept', content: {} });
 
 async function main() {
   const auth = scenario.startsWith('auth/');
@@ -46,7 +44,7 @@ async function main() {
     servers: { s: { url: new URL(serverUrl), ...(auth ? { authProvider: oauthProvider() } : {}), timeout: 20000 } },
   });
   try {
-    if (scenario.startsWith('elicitation')) await client.elicitation.onRequest('s', async (params) => acceptDefaults(params));
+    if (scenario.startsWith('elicitation')) await client.elicitation.onRequest('s', acceptAsIs);
     if (auth) await client.authenticate('s', { timeoutMs: 20000 });
     // A server may refuse a request after connecting (401, or 403 asking for more scope):
     // authorize again, then retry, as an application would.

@@ -161,7 +161,9 @@ async function more() {
   if (first) {
     const data = await mcp.resources.read('weather', first.uri);
     const c = data.contents[0];
-    if (c && 'text' in c) console.log(c.text.toUpperCase());
+    // The documented `contents[0].text` reads as `string | undefined` (undefined on blob contents).
+    if (c?.text !== undefined) console.log(c.text.toUpperCase());
+    console.log(data.contents[0].text, data.contents[0].blob);
   }
   const { resources, errors, errorDetails } = await mcp.resources.listWithErrors({ perServerTimeoutMs: 3_000 });
   const r: Resource[] | undefined = resources.weather;
@@ -192,10 +194,7 @@ async function more() {
 
   await mcp.elicitation.onRequest('interactiveServer', async request => {
     console.log(`Server requests: ${request.message}`);
-    if (request.mode === 'url') {
-      console.log(request.url, request.elicitationId);
-      return { action: 'decline' };
-    }
+    // Form mode is what the client advertises: the request always carries requestedSchema.
     const schema = request.requestedSchema;
     const properties = schema.properties || {};
     const required = schema.required || [];

@@ -1,11 +1,14 @@
 //! `authenticate()`: the interactive OAuth flow of one server, on top of its connection.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::callback::{candidates as callback_candidates, CallbackServer};
+use super::auth::BeginError;
 use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 
@@ -42,29 +45,37 @@ impl Connection {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
-        // A callback for an earlier authorization (a link the user opened before) must not
-        // complete this one.
-        session.clear_pending();
-        let server = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
-        let outcome = async {
+        // Set once the flow waits for the browser: a cancellation then closes the callback server.
+        let waiting = AtomicBool::new(false);
+        let server: OnceLock<CallbackServer> = OnceLock::new();
+        let flow = async {
+            let provider = session.provider();
+            let _pinned = provider.begin_authorization_session(&config).await.map_err(failed)?;
+            // A callback for an earlier authorization (a link the user opened before) must not
+            // complete this one.
+            session.clear_pending();
+            let started = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
+            let server = server.get_or_init(|| started);
             let bound = server.url.to_string();
             let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
-            session.set_redirect_override(Some(bound.clone()));
-            session.provider().apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
+            provider.apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
             // A stored client registered for another redirect URL cannot be used with this one.
-            let stored = session.provider().client_information().await.map_err(failed)?;
+            let stored = provider.client_information().await.map_err(failed)?;
             let registered_here = stored
                 .as_ref()
                 .and_then(|c| c.get("redirect_uris"))
                 .and_then(Value::as_array)
                 .is_none_or(|uris| uris.iter().any(|u| u.as_str() == Some(bound.as_str())));
             if !registered_here {
-                session.provider().invalidate_credentials("client").await.map_err(failed)?;
+                provider.invalidate_credentials("client").await.map_err(failed)?;
             }
             if let Some(refusal) = session.take_refusal() {
                 // A request (not the connect) was refused: authorize again, now that the
                 // callback server listens.
-                session.retry_refusal(refusal).await.map_err(|e| failed(format!("{e:?}")))?;
+                session.retry_refusal(refusal).await.map_err(|e| match e {
+                    BeginError::Policy { id, message } => McpError::new(ErrorKind::Policy(id), &name, message),
+                    BeginError::Failed(message) => failed(format!("authorization could not start: {message}")),
+                })?;
             } else {
                 self.disconnect().await;
                 match self.ensure_connected().await {
@@ -76,22 +87,62 @@ impl Connection {
             if session.pending_state().is_none() {
                 return Err(failed("the server did not start an authorization".into()));
             }
-            let callback = tokio::select! {
-                r = server.wait_for_code(timeout) => r.map_err(failed)?,
-                _ = cancel.cancelled() => {
-                    return Err(McpError::new(ErrorKind::Aborted, &name, "OAuth callback server closed before receiving an authorization code"));
-                }
-            };
+            waiting.store(true, Ordering::SeqCst);
+            let callback = server.wait_for_code(timeout).await.map_err(failed)?;
             session.finish(&callback).await.map_err(failed)?;
             self.disconnect().await;
             self.ensure_connected().await.map(|_| ())
+        };
+        let outcome = tokio::select! {
+            r = flow => r,
+            _ = cancel.cancelled() => Err(if waiting.load(Ordering::SeqCst) {
+                McpError::new(ErrorKind::Aborted, &name, "OAuth callback server closed before receiving an authorization code")
+            } else {
+                cancelled()
+            }),
+        };
+        if let Some(server) = server.get() {
+            server.close().await;
         }
-        .await;
-        server.close();
-        session.set_redirect_override(None);
+        if let Err(e) = session.provider().end_authorization_session(&config).await {
+            tracing::warn!(server = %name, "endAuthorizationSession failed: {e}");
+        }
         outcome
     }
 
+    /// `finishAuth(code)`: completes the authorization a connect started, storing the tokens
+    /// through the provider; the next connect uses them. Takes the bare code (as `@mastra/mcp`
+    /// does) or the whole callback URL, whose `state` and RFC 9207 `iss` are then checked too.
+    pub async fn finish_auth(&self, code_or_callback_url: &str) -> Result<()> {
+        let name = self.name().to_string();
+        let pending = || {
+            McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.")
+        };
+        let session = self.oauth().cloned().ok_or_else(pending)?;
+        let expected_state = session.pending_state().ok_or_else(pending)?;
+        let callback = callback_from(code_or_callback_url, expected_state);
+        let bare_code = callback.code == code_or_callback_url;
+        session.finish(&callback).await.map_err(|e| {
+            let hint = if bare_code && callback.iss.is_none() {
+                " If the authorization server sent `iss`, pass the whole callback URL to finishAuth() so it can be checked."
+            } else {
+                ""
+            };
+            McpError::new(ErrorKind::AuthFailed, &name, format!("{e}{hint}"))
+        })
+    }
+}
+
+/// The callback of `finishAuth`: a URL's `code`, `state` and `iss`, or a bare code for the pending state.
+fn callback_from(code_or_callback_url: &str, pending_state: String) -> super::auth::callback::Callback {
+    use super::auth::callback::Callback;
+    if let Ok(url) = url::Url::parse(code_or_callback_url) {
+        let param = |key: &str| url.query_pairs().find(|(k, _)| k == key).map(|(_, v)| v.into_owned());
+        if let Some(code) = param("code") {
+            return Callback { code, state: param("state").unwrap_or(pending_state), iss: param("iss") };
+        }
+    }
+    Callback { code: code_or_callback_url.to_string(), state: pending_state, iss: None }
 }
 
 /// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
@@ -101,5 +152,28 @@ fn is_loopback_host(url: &url::Url) -> bool {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::callback_from;
+
+    #[test]
+    fn a_callback_url_gives_code_state_and_iss() {
+        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fas.example", "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("abc", "s1", Some("https://as.example")));
+    }
+
+    #[test]
+    fn a_bare_code_uses_the_pending_state() {
+        let c = callback_from("abc", "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss), ("abc", "pending", None));
+    }
+
+    #[test]
+    fn a_url_without_code_is_taken_as_a_code() {
+        let c = callback_from("urn:x", "pending".into());
+        assert_eq!(c.code, "urn:x");
     }
 }

@@ -24,7 +24,13 @@ use rmcp::model::GetExtensions;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use super::auth::{OAuthSession, Refusal};
 use super::open::{error_and_causes, net_error, open_session, Remote};
+use super::results::describe_tool_raw;
 use super::transport::lane::{Lane, LaneError};
+
+/// Marks a request whose progress the user asked for; rmcp's own progress token is stripped from
+/// every other request (see `transport::observed`).
+#[derive(Clone, Copy)]
+pub struct WantsProgress;
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
 const MAX_PAGES: usize = 1000;
@@ -126,9 +132,10 @@ pub struct Connection {
     state: tokio::sync::Mutex<State>,
     /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
     generation: AtomicU64,
-    tools_cache: Mutex<Option<(u64, Arc<Vec<Value>>)>>,
-    /// Some cached tool has `execution.taskSupport` (so calls must look before taking the lane).
-    task_tools: AtomicBool,
+    tools_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// Tools of the cached list that may run as tasks (`execution.taskSupport`), by name; also
+    /// those the server refused a plain call for. Empty for most servers: calls do not look further.
+    task_tools: Mutex<HashMap<String, super::tasks::TaskSupport>>,
     /// Resources subscribed to in a 2026-07-28 session (kept across reconnects).
     resource_subs: Mutex<Vec<String>>,
 }
@@ -148,7 +155,9 @@ impl Connection {
             enable_server_logs: config.enable_server_logs,
             elicitation: AtomicBool::new(config.elicitation),
             user_capabilities: config.capabilities.clone(),
-            roots: config.roots.clone(),
+            roots: Mutex::new(config.roots.clone()),
+            advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),
+            instructions: Mutex::new(None),
             tools_epoch: AtomicU64::new(0),
             progress_aliases: Mutex::new(HashMap::new()),
             task_updates: tokio::sync::watch::channel(0).0,
@@ -164,7 +173,7 @@ impl Connection {
             state: tokio::sync::Mutex::new(State::Idle),
             generation: AtomicU64::new(0),
             tools_cache: Mutex::new(None),
-            task_tools: AtomicBool::new(false),
+            task_tools: Mutex::new(HashMap::new()),
             resource_subs: Mutex::new(Vec::new()),
         }
     }
@@ -191,6 +200,25 @@ impl Connection {
         let state = self.state.lock().await;
         match &*state {
             State::Idle => {
+                self.shared.elicitation.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            _ => Err(McpError::new(
+                ErrorKind::InvalidState,
+                self.name(),
+                "Cannot register an elicitation handler after connecting unless elicitation capability was configured before initialization.",
+            )),
+        }
+    }
+
+    /// `enable_elicitation` without waiting, for the synchronous `setElicitationRequestHandler`:
+    /// refused while a session exists or is being opened.
+    pub fn enable_elicitation_now(&self) -> Result<()> {
+        if self.shared.elicitation.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match self.state.try_lock().as_deref() {
+            Ok(State::Idle) => {
                 self.shared.elicitation.store(true, Ordering::SeqCst);
                 Ok(())
             }
@@ -252,6 +280,9 @@ impl Connection {
             Ok(live) if current => {
                 if !matches!(&*state, State::Ready(l) if Arc::ptr_eq(l, &live)) {
                     self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
+                    if let Ok(mut snapshot) = self.shared.instructions.lock() {
+                        *snapshot = live.instructions.clone();
+                    }
                     *state = State::Ready(live.clone());
                     if live.modern {
                         live.listen(&self.shared, self.resource_subscriptions());
@@ -281,6 +312,9 @@ impl Connection {
     pub async fn disconnect(&self) {
         self.generation.fetch_add(1, Ordering::SeqCst);
         let previous = std::mem::replace(&mut *self.state.lock().await, State::Idle);
+        if let Ok(mut snapshot) = self.shared.instructions.lock() {
+            *snapshot = None;
+        }
         if let State::Ready(live) = previous {
             self.shared.diagnostic("debug", "Disconnecting");
             live.close().await;
@@ -299,7 +333,7 @@ impl Connection {
     }
 
     /// Sends one request on the current session (connecting first).
-    async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
+    async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
         if let Some(lane) = live.lane.clone() {
@@ -319,6 +353,14 @@ impl Connection {
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
+        // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
+        let wanted_progress = options
+            .progress_token
+            .clone()
+            .or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
+        if wanted_progress.is_some() {
+            request.extensions_mut().insert(WantsProgress);
+        }
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
         if let Some(meta) = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())) {
@@ -332,7 +374,7 @@ impl Connection {
             .await
             .map_err(|e| RequestFailure::NotSent(service_error(name, method, timeout_ms, e)))?;
         let request_id = handle.id.clone();
-        let alias_key = options.progress_token.as_ref().map(|token| {
+        let alias_key = wanted_progress.as_ref().map(|token| {
             let key = serde_json::to_value(&handle.progress_token).unwrap_or(Value::Null).to_string();
             if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
                 aliases.insert(key.clone(), token.clone());
@@ -363,11 +405,11 @@ impl Connection {
             }
         }
         let result = outcome.map_err(RequestFailure::Failed)?;
-        Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+        serde_json::to_string(&result).map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }
 
     /// `send_once` over a pipe session's lane.
-    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
+    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         if let (Some(meta), Some(object)) = (options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())), params.as_object_mut()) {
@@ -392,10 +434,7 @@ impl Connection {
                 Err(LaneError::Cancelled { reason })
             }
         };
-        let raw = outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))?;
-        serde_json::from_str(&raw).map_err(|e| {
-            RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: invalid result ({e})")))
-        })
+        outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
     }
 
     /// Sends a request, answering the server's input requests (2026-07-28 `input_required`
@@ -403,7 +442,10 @@ impl Connection {
     pub async fn request(&self, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
         let mut params = params;
         for _ in 0..super::input::MAX_ROUNDS {
-            let result = self.request_round(method, params.clone(), &options).await?;
+            let raw = self.request_raw(method, params.clone(), options.clone()).await?;
+            let result: Value = serde_json::from_str(&raw).map_err(|e| {
+                McpError::new(ErrorKind::InvalidResponse, self.name(), format!("{method} failed on server {}: invalid result ({e})", self.name()))
+            })?;
             let Some(input) = super::input::InputRequired::parse(&result) else { return Ok(result) };
             let responses = super::input::answer(&self.shared, &input)
                 .await
@@ -417,10 +459,11 @@ impl Connection {
         ))
     }
 
-    /// Sends a request once. If it provably never reached the server (the session was already
-    /// gone), reconnects and sends it once more; a request that may have been delivered is never resent.
-    async fn request_round(&self, method: &str, params: Value, options: &RequestOptions) -> Result<Value> {
-        match self.send_once(method, params.clone(), options).await {
+    /// `request` once, returning the result's JSON text. If it provably never reached the
+    /// server (the session was already gone), reconnects and sends it once more; a request that
+    /// may have been delivered is never resent.
+    pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
+        match self.send_once(method, params.clone(), &options).await {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
                 // The token was rejected even after a refresh, or more scope is needed.
@@ -436,7 +479,7 @@ impl Connection {
             Err(RequestFailure::NotSent(e)) => {
                 self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
                 self.reconnect().await?;
-                self.send_once(method, params, options).await.map_err(RequestFailure::into_error)
+                self.send_once(method, params, &options).await.map_err(RequestFailure::into_error)
             }
             Err(RequestFailure::Failed(e)) => Err(e),
         }
@@ -453,6 +496,19 @@ impl Connection {
 
     /// Follows `nextCursor` to the end and concatenates `key` arrays.
     pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>> {
+        self.list_all_raw(method, key)
+            .await?
+            .iter()
+            .map(|item| {
+                serde_json::from_str(item).map_err(|e| {
+                    McpError::new(ErrorKind::InvalidResponse, self.name(), format!("Server {} answered {method} with an invalid item: {e}", self.name()))
+                })
+            })
+            .collect()
+    }
+
+    /// `list_all` keeping each item as its JSON text (no tree is built for big catalogs).
+    pub async fn list_all_raw(&self, method: &str, key: &str) -> Result<Vec<String>> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -460,19 +516,12 @@ impl Connection {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request(method, params, RequestOptions::default()).await?;
-            match page.get(key).and_then(Value::as_array) {
-                Some(list) => items.extend(list.iter().cloned()),
-                None => {
-                    return Err(McpError::new(
-                        ErrorKind::InvalidResponse,
-                        self.name(),
-                        format!("Server {} answered {method} without a \"{key}\" array", self.name()),
-                    ))
-                }
-            }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if Some(next) != cursor.as_deref() => cursor = Some(next.to_string()),
+            let page = self.request_raw(method, params, RequestOptions::default()).await?;
+            let next = read_page(&page, key, &mut items).map_err(|why| {
+                McpError::new(ErrorKind::InvalidResponse, self.name(), format!("Server {} answered {method} {why}", self.name()))
+            })?;
+            match next {
+                Some(next) if Some(next.as_str()) != cursor.as_deref() => cursor = Some(next),
                 _ => return Ok(items),
             }
         }
@@ -483,8 +532,9 @@ impl Connection {
         ))
     }
 
-    /// The server's tools, from cache when nothing invalidated it. Returns the cache epoch too.
-    pub async fn tools(&self) -> Result<(u64, Arc<Vec<Value>>)> {
+    /// The server's tools as the JSON text of an array of `describe_tool` entries, from cache
+    /// when nothing invalidated it. Returns the cache epoch too.
+    pub async fn tools(&self) -> Result<(u64, Arc<String>)> {
         let live = self.ensure_connected().await?;
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         if let Ok(cache) = self.tools_cache.lock() {
@@ -494,13 +544,30 @@ impl Connection {
                 }
             }
         }
-        let tools = if server_has(&live, "tools") {
-            Arc::new(self.list_all("tools/list", "tools").await?)
-        } else {
-            Arc::new(Vec::new())
-        };
-        let any_task = tools.iter().any(|t| super::tasks::TaskSupport::of(t) != super::tasks::TaskSupport::Forbidden);
-        self.task_tools.store(any_task, Ordering::SeqCst);
+        let raw = if server_has(&live, "tools") { self.list_all_raw("tools/list", "tools").await? } else { Vec::new() };
+        let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
+        described.push('[');
+        for (i, tool) in raw.iter().enumerate() {
+            if i > 0 {
+                described.push(',');
+            }
+            described.push_str(&describe_tool_raw(self.name(), tool));
+        }
+        described.push(']');
+        let tools = Arc::new(described);
+        let tasks: HashMap<String, super::tasks::TaskSupport> = raw
+            .iter()
+            .filter(|t| t.contains("taskSupport"))
+            .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+            .filter_map(|t| {
+                let support = super::tasks::TaskSupport::of(&t);
+                let name = t.get("name")?.as_str()?.to_string();
+                (support != super::tasks::TaskSupport::Forbidden).then_some((name, support))
+            })
+            .collect();
+        if let Ok(mut known) = self.task_tools.lock() {
+            *known = tasks;
+        }
         if let Ok(mut cache) = self.tools_cache.lock() {
             *cache = Some((epoch, tools.clone()));
         }
@@ -552,35 +619,28 @@ impl Connection {
         Ok(json!({}))
     }
 
-    /// A tool's `execution.taskSupport` from the cached list (`None` when no list is cached).
-    /// Cheap when no cached tool does tasks: no scan.
+    /// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
     pub fn tool_task_support(&self, name: &str) -> Option<super::tasks::TaskSupport> {
         use super::tasks::TaskSupport;
-        let cache = self.tools_cache.lock().ok()?;
-        let (_, tools) = cache.as_ref()?;
-        if !self.task_tools.load(Ordering::SeqCst) {
-            return Some(TaskSupport::Forbidden);
+        let listed = self.tools_cache.lock().ok().is_some_and(|c| c.is_some());
+        let known = self.task_tools.lock().ok().and_then(|t| t.get(name).copied());
+        match known {
+            Some(support) => Some(support),
+            None if listed => Some(TaskSupport::Forbidden),
+            None => None,
         }
-        let entry = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name));
-        Some(entry.map(TaskSupport::of).unwrap_or(TaskSupport::Forbidden))
     }
 
-    /// Whether any cached tool of this server may run as a task.
+    /// Whether any tool of this server may run as a task.
     pub fn has_task_tools(&self) -> bool {
-        self.task_tools.load(Ordering::SeqCst)
+        self.task_tools.lock().is_ok_and(|t| !t.is_empty())
     }
 
     /// Records that a tool requires task augmentation (the server said so when called plainly;
     /// rmcp's typed tool list, used over HTTP, drops `execution`).
     pub fn mark_task_tool(&self, name: &str) {
-        self.task_tools.store(true, Ordering::SeqCst);
-        let Ok(mut cache) = self.tools_cache.lock() else { return };
-        if let Some((epoch, tools)) = cache.as_ref() {
-            let mut list = tools.as_ref().clone();
-            if let Some(entry) = list.iter_mut().find(|t| t.get("name").and_then(Value::as_str) == Some(name)) {
-                entry["execution"] = json!({ "taskSupport": "required" });
-            }
-            *cache = Some((*epoch, Arc::new(list)));
+        if let Ok(mut known) = self.task_tools.lock() {
+            known.insert(name.to_string(), super::tasks::TaskSupport::Required);
         }
     }
 
@@ -589,10 +649,55 @@ impl Connection {
         &self.shared
     }
 
+    /// Instructions of the last initialized session, without waiting (`None` after `disconnect()`).
+    pub fn instructions_now(&self) -> Option<String> {
+        self.shared.instructions.lock().ok().and_then(|i| i.clone())
+    }
+
+    /// The roots answered to `roots/list`.
+    pub fn roots(&self) -> Vec<Value> {
+        self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Replaces the roots; the server hears `notifications/roots/list_changed` if connected.
+    pub async fn set_roots(&self, roots: Vec<Value>) -> Result<()> {
+        if let Ok(mut current) = self.shared.roots.lock() {
+            *current = roots;
+        }
+        self.send_roots_list_changed().await
+    }
+
+    /// Sends `notifications/roots/list_changed` on the live session; a no-op when not connected.
+    pub async fn send_roots_list_changed(&self) -> Result<()> {
+        let Some(live) = self.current().await else {
+            self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
+            return Ok(());
+        };
+        let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
+            .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
+        live.peer.send_notification(note).await.map_err(|e| {
+            McpError::new(
+                ErrorKind::Disconnected,
+                self.name(),
+                format!("Failed to send notifications/roots/list_changed to server {}: {e}", self.name()),
+            )
+        })
+    }
+
     /// Instructions of the live session, if connected.
     pub async fn instructions(&self) -> Option<String> {
         self.current().await.and_then(|l| l.instructions.clone())
     }
+}
+
+/// Appends the `key` items of one list page (as JSON text) to `items`; returns `nextCursor`.
+fn read_page(page: &str, key: &str, items: &mut Vec<String>) -> std::result::Result<Option<String>, String> {
+    use serde_json::value::RawValue;
+    let fields: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(page).map_err(|e| format!("with an invalid page ({e})"))?;
+    let list = fields.get(key).ok_or_else(|| format!("without a \"{key}\" array"))?;
+    let list: Vec<&RawValue> = serde_json::from_str(list.get()).map_err(|_| format!("without a \"{key}\" array"))?;
+    items.extend(list.into_iter().map(|item| item.get().to_string()));
+    Ok(fields.get("nextCursor").and_then(|c| serde_json::from_str::<String>(c.get()).ok()))
 }
 
 /// Whether the server advertises a capability (true when unknown).
@@ -619,6 +724,9 @@ pub fn lane_error(server: &str, method: &str, e: LaneError) -> McpError {
             format!("Connection to MCP server {server} closed ({method}): {detail}"),
         ),
         LaneError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason),
+        LaneError::TooLarge { detail } => {
+            McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {detail}"))
+        }
     }
 }
 

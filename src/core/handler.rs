@@ -32,7 +32,13 @@ pub struct HandlerShared {
     /// Advertise elicitation (set by config or by registering a handler before connecting).
     pub elicitation: AtomicBool,
     pub user_capabilities: Map<String, Value>,
-    pub roots: Vec<Value>,
+    /// Roots answered to `roots/list`; replaced by `setRoots()`.
+    pub roots: Mutex<Vec<Value>>,
+    /// Whether `roots` is advertised (fixed at construction: roots configured or `capabilities.roots`).
+    pub advertise_roots: bool,
+    /// Instructions of the last session that completed `initialize` (cleared by `disconnect()`),
+    /// readable synchronously.
+    pub instructions: Mutex<Option<String>>,
     /// Bumped whenever the server's tool list may have changed.
     pub tools_epoch: AtomicU64,
     /// rmcp progress token (as JSON) → the token the user asked for.
@@ -99,7 +105,7 @@ impl HandlerShared {
         if self.elicitation.load(Ordering::SeqCst) && !caps.contains_key("elicitation") {
             caps.insert("elicitation".into(), json!({ "form": {} }));
         }
-        if !self.roots.is_empty() || caps.contains_key("roots") {
+        if self.advertise_roots {
             let mut roots = json!({ "listChanged": true });
             if let (Some(r), Some(user)) = (roots.as_object_mut(), caps.get("roots").and_then(Value::as_object)) {
                 r.extend(user.clone());
@@ -112,6 +118,31 @@ impl HandlerShared {
         }
         Value::Object(caps)
     }
+}
+
+/// SEP-1034: an `accept` answer gets the `default` of every field of `requestedSchema` it left
+/// out (as the TypeScript SDK client does). Other answers pass through unchanged.
+pub fn with_schema_defaults(mut answer: Value, schema: Option<&Value>) -> Value {
+    if answer.get("action").and_then(Value::as_str) != Some("accept") {
+        return answer;
+    }
+    let Some(properties) = schema.and_then(|s| s.get("properties")).and_then(Value::as_object) else {
+        return answer;
+    };
+    let Some(object) = answer.as_object_mut() else {
+        return answer;
+    };
+    let content = object.entry("content").or_insert_with(|| json!({}));
+    if let Some(content) = content.as_object_mut() {
+        for (field, property) in properties {
+            if let Some(default) = property.get("default") {
+                if !content.contains_key(field) {
+                    content.insert(field.clone(), default.clone());
+                }
+            }
+        }
+    }
+    answer
 }
 
 #[derive(Clone)]
@@ -158,6 +189,8 @@ impl ClientHandler for Handler {
             .respond(self.shared.server.clone(), to_json(&request))
             .await
             .map_err(|msg| ErrorData::new(ErrorCode::INTERNAL_ERROR, msg, None))?;
+        let requested = to_json(&request);
+        let answer = with_schema_defaults(answer, requested.get("requestedSchema"));
         serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
             ErrorData::new(
                 ErrorCode::INTERNAL_ERROR,
@@ -171,7 +204,42 @@ impl ClientHandler for Handler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        serde_json::from_value(json!({ "roots": self.shared.roots }))
+        let roots = self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default();
+        serde_json::from_value(json!({ "roots": roots }))
             .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("invalid roots: {e}"), None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_schema_defaults;
+    use serde_json::json;
+
+    fn schema() -> serde_json::Value {
+        json!({ "type": "object", "properties": {
+            "name": { "type": "string", "default": "Ada" },
+            "age": { "type": "integer", "default": 36 },
+            "note": { "type": "string" }
+        } })
+    }
+
+    #[test]
+    fn accept_gets_defaults_for_omitted_fields_only() {
+        let out = with_schema_defaults(json!({ "action": "accept", "content": { "name": "Grace" } }), Some(&schema()));
+        assert_eq!(out, json!({ "action": "accept", "content": { "name": "Grace", "age": 36 } }));
+    }
+
+    #[test]
+    fn accept_without_content_gets_all_defaults() {
+        let out = with_schema_defaults(json!({ "action": "accept" }), Some(&schema()));
+        assert_eq!(out, json!({ "action": "accept", "content": { "name": "Ada", "age": 36 } }));
+    }
+
+    #[test]
+    fn decline_and_cancel_are_untouched() {
+        for action in ["decline", "cancel"] {
+            let answer = json!({ "action": action });
+            assert_eq!(with_schema_defaults(answer.clone(), Some(&schema())), answer);
+        }
     }
 }

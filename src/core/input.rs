@@ -57,7 +57,7 @@ pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> Result<Map
                 };
                 responder.respond(server.clone(), params).await?
             }
-            "roots/list" => json!({ "roots": shared.roots }),
+            "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
             other => return Err(format!("Server {server} asked for input this client does not provide ({other})")),
         };
         responses.insert(key.clone(), response);

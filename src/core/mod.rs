@@ -10,6 +10,7 @@ pub mod events;
 pub mod handler;
 mod input;
 mod listen;
+pub mod mcp_json;
 pub mod net;
 mod open;
 pub mod registry;

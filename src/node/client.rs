@@ -107,13 +107,37 @@ async fn session_info(conn: &Connection) -> crate::core::error::Result<Value> {
     }))
 }
 
-async fn tools_of(conn: Arc<Connection>) -> crate::core::error::Result<Value> {
+/// One server's tool listing as JSON text: session info, cache epoch and the described tools.
+async fn tools_of(conn: Arc<Connection>) -> crate::core::error::Result<String> {
     let (epoch, tools) = conn.tools().await?;
-    let mut info = session_info(&conn).await?;
-    let described: Vec<Value> = tools.iter().map(|t| describe_tool_entry(conn.name(), t)).collect();
-    info["epoch"] = json!(epoch);
-    info["tools"] = Value::Array(described);
-    Ok(info)
+    let info = session_info(&conn).await?.to_string();
+    let mut out = String::with_capacity(info.len() + tools.len() + 32);
+    out.push_str(info.strip_suffix('}').unwrap_or("{"));
+    if out.len() > 1 {
+        out.push(',');
+    }
+    out.push_str(&format!("\"epoch\":{epoch},\"tools\":"));
+    out.push_str(&tools);
+    out.push('}');
+    Ok(out)
+}
+
+/// Fan-out outcomes whose values are JSON text, as the JSON text of the outcome array.
+fn outcomes_to_text(outcomes: Vec<ServerOutcome<String>>) -> String {
+    let mut out = String::from("[");
+    for (i, o) in outcomes.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let server = Value::String(o.server).to_string();
+        let duration = json!(o.duration_ms);
+        match o.result {
+            Ok(value) => out.push_str(&format!("{{\"server\":{server},\"ok\":true,\"durationMs\":{duration},\"value\":{value}}}")),
+            Err(e) => out.push_str(&format!("{{\"server\":{server},\"ok\":false,\"durationMs\":{duration},\"error\":{}}}", e.to_json())),
+        }
+    }
+    out.push(']');
+    out
 }
 
 #[napi]
@@ -209,7 +233,7 @@ impl NativeClient {
             }
             None => registry.fan_out(opt_ms(per_server_timeout_ms), tools_of).await,
         };
-        Ok(outcomes_to_json(outcomes, |_, v| v).to_string())
+        Ok(outcomes_to_text(outcomes))
     }
 
     /// For each server, the epoch of its cached tool list when that list is still current and
@@ -406,6 +430,42 @@ impl NativeClient {
         Ok(self.registry().instructions().await)
     }
 
+    /// `{ server: instructions | null }` from the last initialized session of each server, now.
+    #[napi(ts_return_type = "Record<string, string | null>")]
+    pub fn instructions_now(&self) -> Value {
+        let registry = self.registry();
+        let mut out = serde_json::Map::new();
+        for name in registry.names() {
+            let text = registry.get(name).ok().and_then(|c| c.instructions_now());
+            out.insert(name.clone(), text.map(Value::String).unwrap_or(Value::Null));
+        }
+        Value::Object(out)
+    }
+
+    /// The roots a server is answered with on `roots/list`.
+    #[napi(ts_return_type = "Array<{ uri: string; name?: string }>")]
+    pub fn roots(&self, server: String) -> Result<Value> {
+        Ok(Value::Array(self.server(&server)?.roots()))
+    }
+
+    /// Replaces a server's roots and notifies it (when connected).
+    #[napi]
+    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<()> {
+        self.server(&server)?.set_roots(roots).await.map_err(to_napi)
+    }
+
+    /// Sends `notifications/roots/list_changed` (a no-op when not connected).
+    #[napi]
+    pub async fn send_roots_list_changed(&self, server: String) -> Result<()> {
+        self.server(&server)?.send_roots_list_changed().await.map_err(to_napi)
+    }
+
+    /// Completes a pending OAuth authorization with the code captured at the redirect URI.
+    #[napi]
+    pub async fn finish_auth(&self, server: String, code: String) -> Result<()> {
+        self.server(&server)?.finish_auth(&code).await.map_err(to_napi)
+    }
+
     /// `{ server: sessionId }` for connected Streamable HTTP servers.
     #[napi(ts_return_type = "Record<string, string>")]
     pub fn session_ids(&self) -> Value {
@@ -433,6 +493,12 @@ impl NativeClient {
             pending.remove(&flow_id);
         }
         result.map_err(to_napi)
+    }
+
+    /// Advertises elicitation on the next connect, synchronously (refused once connected).
+    #[napi]
+    pub fn enable_elicitation_now(&self, server: String) -> Result<()> {
+        self.server(&server)?.enable_elicitation_now().map_err(to_napi)
     }
 
     /// Whether a server currently has a live session.

@@ -4,6 +4,7 @@
 mod callbacks;
 mod client;
 mod fetch;
+mod mcp_json;
 mod oauth;
 mod oauth_steps;
 

@@ -84,9 +84,10 @@ impl NativeCallbackServer {
         Ok(CallbackResult { code: cb.code, state: cb.state, iss: cb.iss })
     }
 
+    /// Resolves once the port can be bound again.
     #[napi]
-    pub fn close(&self) {
-        self.inner.close();
+    pub async fn close(&self) {
+        self.inner.close().await;
     }
 }
 

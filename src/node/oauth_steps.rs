@@ -171,6 +171,7 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
                 resource_metadata_url: s(input, "resourceMetadataUrl").map(str::to_string),
                 skip_issuer_metadata_validation: flag("skipIssuerMetadataValidation"),
                 force_reauthorization: flag("forceReauthorization"),
+                no_redirect: false,
             };
             let result = driver::auth(net, provider, &options).await.map_err(step_error)?;
             Ok(json!(result.as_str()))

@@ -8,12 +8,15 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 /// Ports tried after the preferred one.
 pub const EXTRA_PORTS: u16 = 10;
 const MAX_REQUEST_HEAD: usize = 16 * 1024;
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Upper bound for `close()` to see the listener and every connection gone.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the authorization server sent back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +56,8 @@ pub struct CallbackServer {
     pub port: u16,
     outcome: watch::Receiver<Outcome>,
     shutdown: CancellationToken,
+    /// Turns `true` once the listener and every accepted connection are closed.
+    closed: watch::Receiver<bool>,
 }
 
 impl CallbackServer {
@@ -85,10 +90,16 @@ impl CallbackServer {
             return Err(format!("Failed to start OAuth callback server: ports {first}-{last} are all in use"));
         };
         let (tx, rx) = watch::channel(None);
+        let (closed_tx, closed) = watch::channel(false);
         let shutdown = CancellationToken::new();
         let path = url.path().to_string();
-        tokio::spawn(serve(listener, path, expected_state.clone(), tx, shutdown.clone()));
-        Ok(CallbackServer { url, port, outcome: rx, shutdown })
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            serve(listener, path, expected_state, tx, stop).await;
+            // The listener and every connection are gone: the port can be bound again.
+            closed_tx.send_replace(true);
+        });
+        Ok(CallbackServer { url, port, outcome: rx, shutdown, closed })
     }
 
     /// Waits for the callback, at most `timeout`.
@@ -114,9 +125,13 @@ impl CallbackServer {
             .unwrap_or_else(|_| Err(format!("Timed out waiting for OAuth callback after {}ms", timeout.as_millis())))
     }
 
-    /// Stops listening; a pending wait fails. Idempotent.
-    pub fn close(&self) {
+    /// Stops listening and drops every connection (idle keep-alive ones too); a pending wait
+    /// fails. Resolves once the port can be bound again (bounded). Idempotent.
+    pub async fn close(&self) {
         self.shutdown.cancel();
+        let mut closed = self.closed.clone();
+        // An error means the serving task is gone, and with it the listener.
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, closed.wait_for(|c| *c)).await;
     }
 }
 
@@ -133,19 +148,24 @@ async fn serve(
     outcome: watch::Sender<Outcome>,
     shutdown: CancellationToken,
 ) {
+    let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
-            _ = shutdown.cancelled() => return,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+            _ = shutdown.cancelled() => break,
         };
         let Ok((stream, _)) = accepted else { continue };
         let path = path.clone();
         let expected_state = expected_state.clone();
         let outcome = outcome.clone();
-        tokio::spawn(async move {
+        connections.spawn(async move {
             let _ = tokio::time::timeout(READ_TIMEOUT, handle(stream, &path, &expected_state, &outcome)).await;
         });
     }
+    drop(listener);
+    // Connections still open (a browser's idle keep-alive or pre-connect) end with the server.
+    connections.shutdown().await;
 }
 
 async fn handle(
@@ -178,7 +198,7 @@ async fn handle(
     let expected = expected_state.lock().ok().and_then(|s| s.clone());
     let state_ok = matches!((param("state"), expected), (Some(got), Some(want)) if constant_time_eq(&got, &want));
     if !state_ok {
-        return respond(&mut stream, 400, &page("Authorization failed", "The response did not match the pending request. You can close this window.")).await;
+        return respond(&mut stream, 400, &page("Authorization failed", "The response did not match the pending request. You can close this tab and retry from your application.")).await;
     }
     let settled = if let Some(error) = param("error") {
         let detail = param("error_description").map(|d| format!(" ({d})")).unwrap_or_default();
@@ -191,9 +211,9 @@ async fn handle(
     let ok = settled.is_ok();
     outcome.send_replace(Some(settled));
     if ok {
-        respond(&mut stream, 200, &page("Authorization complete", "You can close this window and return to the application.")).await
+        respond(&mut stream, 200, &page("Authorization complete", "You can close this tab and return to your application.")).await
     } else {
-        respond(&mut stream, 400, &page("Authorization failed", "The authorization server reported an error. You can close this window.")).await
+        respond(&mut stream, 400, &page("Authorization failed", "The authorization server reported an error. You can close this tab and retry from your application.")).await
     }
 }
 
@@ -282,7 +302,21 @@ mod tests {
         );
         let quiet = CallbackServer::start(&url::Url::parse(&format!("http://127.0.0.1:{}/cb", free_port())).unwrap(), None).await.unwrap();
         assert_eq!(quiet.wait_for_code(Duration::from_millis(50)).await.unwrap_err(), "Timed out waiting for OAuth callback after 50ms");
-        quiet.close();
+        quiet.close().await;
         assert!(quiet.wait_for_code(Duration::from_secs(1)).await.unwrap_err().contains("closed before receiving"));
+    }
+
+    #[tokio::test]
+    async fn close_frees_the_port_even_with_an_idle_connection_open() {
+        let port = free_port();
+        let url = url::Url::parse(&format!("http://127.0.0.1:{port}/cb")).unwrap();
+        let server = CallbackServer::start(&url, Some("s".into())).await.unwrap();
+        // A browser's pre-connect: connected, nothing sent.
+        let idle = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        server.close().await;
+        let again = TcpListener::bind(("127.0.0.1", port)).await;
+        assert!(again.is_ok(), "the port is free once close() returned: {again:?}");
+        drop(idle);
+        server.close().await; // idempotent
     }
 }

@@ -111,6 +111,22 @@ impl Provider<'_> {
         self.0.call("applyResolvedRedirectUrl", json!({ "url": url, "candidates": candidates })).await.map(drop)
     }
 
+    /// `beginAuthorizationSession()` (pins `state()` for the flow), when the provider has it.
+    pub async fn begin_authorization_session(&self, config: &ProviderConfig) -> Result<Option<String>, String> {
+        if !config.has("beginAuthorizationSession") {
+            return Ok(None);
+        }
+        Ok(self.0.call("beginAuthorizationSession", Value::Null).await?.as_str().map(str::to_string))
+    }
+
+    /// `endAuthorizationSession()`: unpins the state and restores the configured redirect URL.
+    pub async fn end_authorization_session(&self, config: &ProviderConfig) -> Result<(), String> {
+        if !config.has("endAuthorizationSession") {
+            return Ok(());
+        }
+        self.0.call("endAuthorizationSession", Value::Null).await.map(drop)
+    }
+
     pub async fn code_verifier(&self) -> Result<String, String> {
         let v = self.0.call("codeVerifier", Value::Null).await?;
         v.as_str().map(str::to_string).ok_or_else(|| "the OAuth provider's codeVerifier() returned no string".to_string())

@@ -1,22 +1,19 @@
-//! One protected server's OAuth state: the rmcp `AuthorizationManager` (shared with the
-//! transport's `AuthClient`, which attaches tokens and refreshes on 401), the pending
-//! authorization (its `state`), and whether the server currently needs authorization.
+//! One protected server's OAuth state: the pending authorization (its `state`), whether the
+//! server currently needs authorization, and the bridge from the transport (`bearer.rs`) and
+//! `authenticate()` to the `auth()` driver of `steps`, which runs every RFC step over the
+//! user's provider (its hooks included) and our net layer.
 
 use std::sync::{Arc, Mutex as StdMutex};
 
-use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession, InMemoryStateStore,
-    OAuthClientConfig, StateStore,
-};
-use serde_json::{json, Value};
-use tokio::sync::{Mutex, OnceCell};
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio::sync::Mutex;
 
 use super::callback::Callback;
-use super::http::NetOAuthHttp;
-use super::provider::{AuthProvider, Provider, ProviderConfig};
+use super::provider::{AuthProvider, Provider};
 use super::steps::driver::{self, AuthOptions, AuthResult};
 use super::steps::StepError;
-use super::store::ProviderCredentialStore;
+use super::store::{now_secs, OBTAINED_AT};
 use crate::core::net::{NetClient, NetError};
 
 /// `getServerAuthState()`.
@@ -45,17 +42,13 @@ pub struct OAuthSession {
     resource: url::Url,
     provider: Arc<dyn AuthProvider>,
     net: NetClient,
-    manager: OnceCell<Arc<Mutex<AuthorizationManager>>>,
-    states: InMemoryStateStore,
     state: StdMutex<AuthState>,
     /// `state` (CSRF token) of the authorization the user is expected to complete.
     pending: Arc<StdMutex<Option<String>>>,
-    /// The redirect URL a running `authenticate()` bound, overriding the provider's.
-    redirect_override: StdMutex<Option<String>>,
     /// A request-time refusal waiting for `authenticate()` (the session itself connects fine).
     refusal: StdMutex<Option<Refusal>>,
-    /// A request of ours that `allowedHosts` refused (see `NetOAuthHttp::refused`).
-    refused: Arc<StdMutex<Option<NetError>>>,
+    /// One token renewal at a time: concurrent requests wait for it and use its result.
+    renewing: Mutex<()>,
 }
 
 /// A request the server refused after the session was established.
@@ -81,8 +74,56 @@ impl From<String> for BeginError {
     }
 }
 
-fn auth_error(e: AuthError) -> String {
-    e.to_string()
+impl std::fmt::Display for BeginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BeginError::Policy { message, .. } | BeginError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<StepError> for BeginError {
+    fn from(e: StepError) -> Self {
+        match e {
+            StepError::Net(NetError::Policy { id, message }) => BeginError::Policy { id, message },
+            e => BeginError::Failed(e.to_string()),
+        }
+    }
+}
+
+/// The provider as the driver sees it during `begin`: every redirect it asks for is recorded
+/// (its `state` becomes the pending authorization) before the user's `redirectToAuthorization`.
+struct Recording {
+    provider: Arc<dyn AuthProvider>,
+    pending: Arc<StdMutex<Option<String>>>,
+}
+
+impl AuthProvider for Recording {
+    fn call(&self, op: &'static str, args: Value) -> BoxFuture<'static, Result<Value, String>> {
+        if op == "redirectToAuthorization" {
+            let csrf = args
+                .as_str()
+                .and_then(|u| url::Url::parse(u).ok())
+                .and_then(|u| u.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned()));
+            if let Ok(mut p) = self.pending.lock() {
+                *p = csrf;
+            }
+        }
+        self.provider.call(op, args)
+    }
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Whether stored tokens say they have expired (`obtained_at` + `expires_in`, with a margin).
+fn expired(tokens: &Value) -> bool {
+    const MARGIN_SECS: u64 = 5;
+    match (tokens.get(OBTAINED_AT).and_then(Value::as_u64), tokens.get("expires_in").and_then(Value::as_u64)) {
+        (Some(at), Some(ttl)) => at + ttl <= now_secs() + MARGIN_SECS.min(ttl / 2),
+        _ => false,
+    }
 }
 
 impl OAuthSession {
@@ -92,13 +133,10 @@ impl OAuthSession {
             resource,
             provider,
             net,
-            manager: OnceCell::new(),
-            states: InMemoryStateStore::new(),
             state: StdMutex::new(AuthState::Unknown),
             pending: Arc::new(StdMutex::new(None)),
-            redirect_override: StdMutex::new(None),
-            refused: Arc::new(StdMutex::new(None)),
             refusal: StdMutex::new(None),
+            renewing: Mutex::new(()),
         }
     }
 
@@ -128,178 +166,103 @@ impl OAuthSession {
         self.pending.lock().ok().and_then(|p| p.clone())
     }
 
-    pub fn set_redirect_override(&self, url: Option<String>) {
-        if let Ok(mut r) = self.redirect_override.lock() {
-            *r = url;
-        }
-    }
-
     pub fn provider(&self) -> Provider<'_> {
         Provider(self.provider.as_ref())
     }
 
-    async fn new_manager(&self) -> Result<AuthorizationManager, String> {
-        let http = Arc::new(NetOAuthHttp { net: self.net.clone(), refused: self.refused.clone() });
-        let mut manager = AuthorizationManager::new_with_oauth_http_client(self.resource.as_str(), http)
-            .await
-            .map_err(auth_error)?;
-        manager.set_credential_store(ProviderCredentialStore { provider: self.provider.clone() });
-        manager.set_state_store(self.states.clone());
-        Ok(manager)
-    }
-
-    /// The shared manager. On first use, stored tokens are picked up (with discovery, so that
-    /// they can be refreshed) and a stored client secret is configured.
-    async fn manager(&self) -> Result<Arc<Mutex<AuthorizationManager>>, String> {
-        self.manager
-            .get_or_try_init(|| async {
-                let mut manager = self.new_manager().await?;
-                // Saved discovery spares the metadata requests (and works while the
-                // authorization server's discovery endpoints are unreachable).
-                if let Some(metadata) = self.saved_metadata().await {
-                    manager.set_metadata(metadata);
-                }
-                match manager.initialize_from_store().await {
-                    Ok(true) => {
-                        if let Err(e) = self.configure_stored_client(&mut manager).await {
-                            tracing::warn!(server = %self.server, "stored OAuth client unusable: {e}");
-                        }
-                    }
-                    Ok(false) => {}
-                    // Tokens stay usable as they are; only refresh needs discovery.
-                    Err(e) => tracing::warn!(server = %self.server, "OAuth discovery for stored tokens failed: {e}"),
-                }
-                Ok(Arc::new(Mutex::new(manager)))
-            })
-            .await
-            .cloned()
-    }
-
-    async fn saved_metadata(&self) -> Option<AuthorizationMetadata> {
-        let state = self.provider().discovery_state().await.ok().flatten()?;
-        serde_json::from_value(state.get("authorizationServerMetadata")?.clone()).ok()
-    }
-
-    /// Saves discovery in the SDK's `OAuthDiscoveryState` shape.
-    async fn save_metadata(&self, metadata: &AuthorizationMetadata) {
-        let Ok(value) = serde_json::to_value(metadata) else { return };
-        let state = json!({
-            "authorizationServerUrl": metadata.issuer.clone().unwrap_or_else(|| metadata.authorization_endpoint.clone()),
-            "authorizationServerMetadata": value,
-        });
-        if let Err(e) = self.provider().save_discovery_state(state).await {
-            tracing::warn!(server = %self.server, "could not save OAuth discovery state: {e}");
-        }
-    }
-
-    async fn configure_stored_client(&self, manager: &mut AuthorizationManager) -> Result<(), String> {
-        let provider = self.provider();
-        let Some(info) = provider.client_information().await? else { return Ok(()) };
-        let Some(client_id) = info.get("client_id").and_then(Value::as_str) else { return Ok(()) };
-        let config = provider.config().await?;
-        let mut client = OAuthClientConfig::new(client_id, self.redirect_url(&config));
-        if let Some(secret) = info.get("client_secret").and_then(Value::as_str) {
-            client = client.with_client_secret(secret);
-        }
-        manager.configure_client(client).map_err(auth_error)
-    }
-
-    fn redirect_url(&self, config: &ProviderConfig) -> String {
-        self.redirect_override
-            .lock()
-            .ok()
-            .and_then(|r| r.clone())
-            .unwrap_or_else(|| config.redirect_url.clone())
-    }
-
-    /// Wraps a transport HTTP client so requests carry tokens and a rejected token is refreshed.
-    pub async fn authorize<C>(&self, http: C) -> Result<AuthClient<C>, String> {
-        let shared = self.manager().await?;
-        let mut client = AuthClient::new(http, self.new_manager().await?);
-        client.auth_manager = shared;
-        Ok(client)
+    /// Wraps a transport HTTP client so every request carries the provider's token.
+    pub async fn authorize<C>(self: &Arc<Self>, http: C) -> Result<super::bearer::BearerClient<C>, String> {
+        Ok(super::bearer::BearerClient { inner: http, session: self.clone() })
     }
 
     /// The current access token, if one is stored and usable (refreshing it if needed).
     pub async fn access_token(&self) -> Option<String> {
-        let manager = self.manager().await.ok()?;
-        let token = manager.lock().await.get_access_token().await.ok();
-        token
+        self.bearer().await
+    }
+
+    async fn stored_tokens(&self) -> Option<Value> {
+        match self.provider().tokens().await {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(server = %self.server, "reading OAuth tokens failed: {e}");
+                None
+            }
+        }
+    }
+
+    /// The token to send: the stored one, renewed first when it says it has expired (and a
+    /// renewal is possible; otherwise the stored one goes out and the server decides).
+    pub async fn bearer(&self) -> Option<String> {
+        let tokens = self.stored_tokens().await?;
+        let token = str_field(&tokens, "access_token")?.to_string();
+        if !expired(&tokens) {
+            return Some(token);
+        }
+        Some(self.renew(Some(&token), None).await.unwrap_or(token))
+    }
+
+    /// The server rejected `sent`: a new token, when one can be had without the user.
+    pub async fn renew_after_rejection(&self, sent: Option<&str>, challenge: Option<&str>) -> Option<String> {
+        self.renew(sent, challenge).await
+    }
+
+    /// Renews the token (a refresh, or the provider's own grant) without a browser step.
+    /// Serialised: a caller that waited finds the token another renewal stored.
+    async fn renew(&self, stale: Option<&str>, challenge: Option<&str>) -> Option<String> {
+        let _turn = self.renewing.lock().await;
+        if let Some(current) = self.stored_tokens().await {
+            let token = str_field(&current, "access_token");
+            if token.is_some() && token != stale && !expired(&current) {
+                return token.map(str::to_string);
+            }
+        }
+        // An interactive provider renews only by refreshing (anything else needs the user).
+        let config = self.provider().config().await.ok()?;
+        if config.interactive() && self.stored_tokens().await.as_ref().and_then(|t| str_field(t, "refresh_token")).is_none() {
+            return None;
+        }
+        let options = self.options(challenge, AuthOptions { no_redirect: true, ..Default::default() });
+        match driver::auth(&self.net, self.provider.as_ref(), &options).await {
+            Ok(AuthResult::Authorized) => {
+                let tokens = self.stored_tokens().await?;
+                str_field(&tokens, "access_token").map(str::to_string)
+            }
+            Ok(AuthResult::Redirect) => None,
+            Err(e) => {
+                tracing::debug!(server = %self.server, "OAuth token renewal failed: {e}");
+                None
+            }
+        }
+    }
+
+    /// Driver options for this server, with the challenge's scope and metadata URL.
+    fn options(&self, challenge: Option<&str>, base: AuthOptions) -> AuthOptions {
+        let params = challenge.map(super::challenge::challenge_params).unwrap_or_default();
+        AuthOptions {
+            server_url: self.resource.to_string(),
+            scope: base.scope.or(params.scope),
+            resource_metadata_url: params.resource_metadata_url.map(String::from),
+            ..base
+        }
     }
 
     /// The server asked for authorization: discover, pick the client identity, build the
     /// authorization URL and hand it to the provider's `redirectToAuthorization`.
-    pub async fn begin(&self, challenge: Option<&str>) -> Result<String, BeginError> {
+    pub async fn begin(&self, challenge: Option<&str>) -> Result<(), BeginError> {
         self.set_state(AuthState::NeedsAuth);
-        if let Ok(mut r) = self.refused.lock() {
-            *r = None;
-        }
-        self.begin_inner(challenge).await.map_err(|e| match self.refused.lock().ok().and_then(|mut r| r.take()) {
-            Some(NetError::Policy { id, message }) => BeginError::Policy { id, message },
-            _ => e,
-        })
-    }
-
-    async fn begin_inner(&self, challenge: Option<&str>) -> Result<String, BeginError> {
-        let provider = self.provider();
-        let config = provider.config().await?;
-        let redirect = self.redirect_url(&config);
-        if redirect.is_empty() {
+        let config = self.provider().config().await?;
+        if !config.interactive() {
             return Err(BeginError::Failed(format!("The OAuth provider of MCP server {} has no redirect URL", self.server)));
         }
-        let shared = self.manager().await?;
-        let mut guard = shared.lock().await;
-        let placeholder = self.new_manager().await?;
-        let mut manager = std::mem::replace(&mut *guard, placeholder);
-        match manager.resolve_metadata_from_challenge(challenge).await {
-            Ok(resolution) => {
-                self.save_metadata(&resolution.metadata).await;
-                manager.set_metadata(resolution.metadata);
-            }
-            Err(e) => {
-                *guard = manager;
-                return Err(BeginError::Failed(format!("OAuth discovery failed: {e}")));
-            }
+        self.redirect(self.options(challenge, AuthOptions { force_reauthorization: true, ..Default::default() })).await
+    }
+
+    async fn redirect(&self, options: AuthOptions) -> Result<(), BeginError> {
+        let recording = Recording { provider: self.provider.clone(), pending: self.pending.clone() };
+        match driver::auth(&self.net, &recording, &options).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.into()),
         }
-        let stored_client = provider.client_information().await?;
-        let mut request = AuthorizationRequest::new(redirect.clone());
-        let scopes = config.scopes();
-        if !scopes.is_empty() && challenge.is_none_or(|c| !c.contains("scope=")) {
-            request = request.with_scopes(scopes);
-        }
-        match stored_client.as_ref().and_then(|c| c.get("client_id")).and_then(Value::as_str) {
-            Some(client_id) => {
-                request = request.with_preregistered_client(client_id);
-                if let Some(secret) = stored_client.as_ref().and_then(|c| c.get("client_secret")).and_then(Value::as_str) {
-                    request = request.with_client_secret(secret);
-                }
-            }
-            None => {
-                if let Some(url) = &config.client_metadata_url {
-                    request = request.with_client_metadata_url(url);
-                }
-                request = request.with_client_name(config.client_name().unwrap_or_else(|| "Mastra MCP client".into()));
-            }
-        }
-        let session = match AuthorizationSession::new(manager, request).await {
-            Ok(session) => session,
-            Err((manager, e)) => {
-                *guard = manager;
-                return Err(BeginError::Failed(e.to_string()));
-            }
-        };
-        let auth_url = session.auth_url.clone();
-        let credentials = session.auth_manager.get_credentials().await.ok();
-        *guard = session.auth_manager;
-        drop(guard);
-        if stored_client.is_none() {
-            if let Some((client_id, _)) = credentials {
-                provider.save_client_information(json!({ "client_id": client_id, "redirect_uris": [redirect] })).await?;
-            }
-        }
-        self.note_pending(&auth_url).await?;
-        provider.redirect_to_authorization(&auth_url).await?;
-        Ok(auth_url)
     }
 
     /// A provider with no browser step (no `redirectUrl`: client credentials or another grant
@@ -311,18 +274,14 @@ impl OAuthSession {
         if config.interactive() {
             return Ok(false);
         }
-        let params = challenge.map(super::challenge::challenge_params).unwrap_or_default();
-        let options = AuthOptions {
-            server_url: self.resource.to_string(),
-            scope: params.scope,
-            resource_metadata_url: params.resource_metadata_url.map(String::from),
-            ..Default::default()
-        };
+        let options = self.options(challenge, AuthOptions::default());
         match driver::auth(&self.net, self.provider.as_ref(), &options).await {
             Ok(AuthResult::Authorized) => Ok(true),
             Ok(AuthResult::Redirect) => Ok(false),
-            Err(StepError::Net(NetError::Policy { id, message })) => Err(BeginError::Policy { id, message }),
-            Err(e) => Err(BeginError::Failed(format!("OAuth for MCP server {} failed: {e}", self.server))),
+            Err(e) => Err(match BeginError::from(e) {
+                BeginError::Failed(e) => BeginError::Failed(format!("OAuth for MCP server {} failed: {e}", self.server)),
+                policy => policy,
+            }),
         }
     }
 
@@ -339,7 +298,7 @@ impl OAuthSession {
     /// Starts the authorization a refusal calls for.
     pub async fn retry_refusal(&self, refusal: Refusal) -> Result<(), BeginError> {
         match refusal {
-            Refusal::Unauthorized(challenge) => self.begin(challenge.as_deref()).await.map(drop),
+            Refusal::Unauthorized(challenge) => self.begin(challenge.as_deref()).await,
             Refusal::InsufficientScope(challenge) => self.begin_step_up(&challenge).await,
         }
     }
@@ -349,49 +308,19 @@ impl OAuthSession {
         self.refusal.lock().ok().and_then(|mut r| r.take())
     }
 
-    /// A 403 `insufficient_scope`: authorize again for the scopes held plus the ones required
-    /// (rmcp bounds the number of upgrades). The redirect fires now; `authenticate()` repeats it
-    /// while its callback server listens.
+    /// A 403 `insufficient_scope`: authorize again for the scopes held plus the ones required.
     pub async fn begin_step_up(&self, challenge: &str) -> Result<(), BeginError> {
         self.set_state(AuthState::NeedsAuth);
         let required = super::challenge::challenge_param(challenge, "scope").unwrap_or_default();
-        let provider = self.provider();
-        let config = provider.config().await?;
-        let redirect = self.redirect_url(&config);
-        let shared = self.manager().await?;
-        let mut guard = shared.lock().await;
-        if let Ok((client_id, _)) = guard.get_credentials().await {
-            let mut client = OAuthClientConfig::new(client_id, redirect);
-            let secret = provider.client_information().await?.and_then(|c| c.get("client_secret").and_then(Value::as_str).map(str::to_string));
-            if let Some(secret) = secret {
-                client = client.with_client_secret(secret);
-            }
-            guard.configure_client(client).map_err(|e| BeginError::Failed(e.to_string()))?;
-        }
-        let auth_url = guard
-            .request_scope_upgrade(&required)
-            .await
-            .map_err(|e| BeginError::Failed(format!("scope step-up refused: {e}")))?;
-        drop(guard);
-        self.note_pending(&auth_url).await?;
-        provider.redirect_to_authorization(&auth_url).await?;
-        Ok(())
-    }
-
-    /// Records the `state` of a new authorization URL and hands the PKCE verifier to the provider.
-    async fn note_pending(&self, auth_url: &str) -> Result<(), String> {
-        let csrf = url::Url::parse(auth_url)
-            .ok()
-            .and_then(|u| u.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned()));
-        if let Some(csrf) = &csrf {
-            if let Ok(Some(stored)) = self.states.load(csrf).await {
-                self.provider().save_code_verifier(&stored.pkce_verifier).await?;
+        let held = self.stored_tokens().await.and_then(|t| str_field(&t, "scope").map(str::to_string)).unwrap_or_default();
+        let mut scopes: Vec<&str> = held.split_whitespace().collect();
+        for s in required.split_whitespace() {
+            if !scopes.contains(&s) {
+                scopes.push(s);
             }
         }
-        if let Ok(mut p) = self.pending.lock() {
-            *p = csrf;
-        }
-        Ok(())
+        let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
+        self.redirect(self.options(Some(challenge), AuthOptions { scope, force_reauthorization: true, ..Default::default() })).await
     }
 
     /// Completes the pending authorization with the callback's code (checking `state` and the
@@ -403,16 +332,34 @@ impl OAuthSession {
         if callback.state != expected {
             return Err("The OAuth callback's state does not match the pending authorization".into());
         }
-        let shared = self.manager().await?;
-        let guard = shared.lock().await;
-        guard
-            .exchange_code_for_token_with_issuer(&callback.code, &callback.state, callback.iss.as_deref())
+        let options = AuthOptions {
+            server_url: self.resource.to_string(),
+            authorization_code: Some(callback.code.clone()),
+            iss: callback.iss.clone(),
+            ..Default::default()
+        };
+        driver::auth(&self.net, self.provider.as_ref(), &options)
             .await
             .map_err(|e| format!("OAuth token exchange failed: {e}"))?;
-        drop(guard);
         if let Ok(mut p) = self.pending.lock() {
             *p = None;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tokens_expire_by_their_own_clock_with_a_small_margin() {
+        let now = now_secs();
+        assert!(!expired(&json!({ "access_token": "a" })), "no expiry known: used until refused");
+        assert!(!expired(&json!({ OBTAINED_AT: now, "expires_in": 300 })));
+        assert!(expired(&json!({ OBTAINED_AT: now - 301, "expires_in": 300 })));
+        assert!(expired(&json!({ OBTAINED_AT: now - 298, "expires_in": 300 })), "within the margin");
+        assert!(!expired(&json!({ OBTAINED_AT: now, "expires_in": 3 })), "a short-lived token is not expired at once");
     }
 }

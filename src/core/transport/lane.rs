@@ -26,6 +26,8 @@ pub enum LaneError {
     Closed { detail: String },
     /// The caller cancelled (abort signal, disconnect).
     Cancelled { reason: String },
+    /// The answer was too large to be read.
+    TooLarge { detail: String },
 }
 
 /// The raw JSON text of a `result`, or why there is none.

@@ -1,12 +1,14 @@
 //! A transport wrapper that shows every server notification to the client's handler state in
-//! the order it arrived, before rmcp (which dispatches each on its own task) sees it.
+//! the order it arrived, before rmcp (which dispatches each on its own task) sees it, and strips
+//! the progress token rmcp adds to requests nobody asked progress for.
 
 use std::sync::Arc;
 
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::model::JsonRpcMessage;
+use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage};
 
+use crate::core::connection::WantsProgress;
 use crate::core::handler::HandlerShared;
 
 pub struct Observed<T> {
@@ -25,8 +27,15 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Observed<T> {
 
     fn send(
         &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
+        mut item: TxJsonRpcMessage<RoleClient>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        // rmcp puts a progress token on every request; only requests whose progress the user
+        // asked for keep it, so a server sends no progress the user did not ask for.
+        if let JsonRpcMessage::Request(r) = &mut item {
+            if r.request.extensions().get::<WantsProgress>().is_none() {
+                r.request.get_meta_mut().0 .0.remove("progressToken");
+            }
+        }
         self.inner.send(item)
     }
 

@@ -13,7 +13,7 @@ use rmcp::transport::Transport;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt};
 
 use super::lane::{lane_id, Lane, LaneError, LaneOutcome};
 use super::pipe_writer::PipeWriter;
@@ -22,12 +22,19 @@ use crate::core::handler::HandlerShared;
 
 /// Longest line accepted from a server (a tool result is one line). Longer ones are skipped.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
-const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// How much one read may take from the pipe (a pipe holds 64 KiB). The buffer is filled without
+/// being zeroed first, so a server that only ever sends small messages keeps little of it resident.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+/// A line buffer grown past this by one big message is given back once the message is handled.
+const KEEP_LINE_CAPACITY: usize = 256 * 1024;
 /// Bound on flushing and closing stdin (a server that does not read can hold a write forever).
 const STDIN_CLOSE_BOUND: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub struct PipeTransport<R> {
-    read: BufReader<R>,
+    read: R,
+    /// Bytes read from the pipe; `buf[pos..]` is not consumed yet.
+    buf: Vec<u8>,
+    pos: usize,
     line: Vec<u8>,
     /// Skipping the rest of an oversized line.
     discarding: bool,
@@ -44,7 +51,9 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, group: Option<ProcessGroup>) -> Self {
         let lane = Lane::start(writer.clone());
         PipeTransport {
-            read: BufReader::with_capacity(READ_BUFFER_BYTES, read),
+            read,
+            buf: Vec::new(),
+            pos: 0,
             line: Vec::new(),
             discarding: false,
             writer,
@@ -64,31 +73,36 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
         self.group.as_ref().and_then(ProcessGroup::pid)
     }
 
-    /// Reads one line into `self.line`. Cancel-safe: a partial line stays buffered.
+    /// Reads one line into `self.line`. Cancel-safe: a partial line stays buffered, and a read
+    /// that is dropped before it completes has taken nothing from the pipe.
     async fn read_line(&mut self) -> std::io::Result<LineRead> {
         loop {
-            let (consumed, outcome) = {
-                let available = self.read.fill_buf().await?;
-                if available.is_empty() {
+            if self.pos == self.buf.len() {
+                self.buf.clear();
+                self.pos = 0;
+                self.buf.reserve(READ_CHUNK_BYTES);
+                if self.read.read_buf(&mut self.buf).await? == 0 {
                     return Ok(LineRead::Eof);
                 }
-                let newline = available.iter().position(|b| *b == b'\n');
-                let take = newline.map_or(available.len(), |i| i + 1);
-                if self.discarding {
-                    if newline.is_some() {
-                        self.discarding = false;
-                    }
-                    (take, None)
-                } else if self.line.len() + take > MAX_LINE_BYTES {
-                    self.line.clear();
-                    self.discarding = newline.is_none();
-                    (take, Some(LineRead::Oversized))
-                } else {
-                    self.line.extend_from_slice(&available[..take]);
-                    (take, newline.map(|_| LineRead::Line))
+            }
+            let available = &self.buf[self.pos..];
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            let outcome = if self.discarding {
+                if newline.is_some() {
+                    self.discarding = false;
                 }
+                None
+            } else if self.line.len() + take > MAX_LINE_BYTES {
+                let id = lane_id_in_prefix(&self.line);
+                self.line = Vec::new();
+                self.discarding = newline.is_none();
+                Some(LineRead::Oversized(id))
+            } else {
+                self.line.extend_from_slice(&available[..take]);
+                newline.map(|_| LineRead::Line)
             };
-            self.read.consume(consumed);
+            self.pos += take;
             if let Some(outcome) = outcome {
                 return Ok(outcome);
             }
@@ -98,8 +112,18 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
 
 enum LineRead {
     Line,
-    Oversized,
+    /// A line over `MAX_LINE_BYTES`, skipped; the lane request it answered, if its start says.
+    Oversized(Option<u64>),
     Eof,
+}
+
+/// The lane id of a message from the start of its line (`{"jsonrpc":"2.0","id":"n7",…`), if any.
+fn lane_id_in_prefix(line: &[u8]) -> Option<u64> {
+    let head = &line[..line.len().min(256)];
+    let at = head.windows(5).position(|w| w == b"\"id\":")?;
+    let rest = std::str::from_utf8(&head[at + 5..]).ok()?.trim_start();
+    let end = rest.get(1..)?.find('"')? + 2;
+    lane_id(&rest[..end])
 }
 
 /// What one incoming line is.
@@ -172,8 +196,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
         loop {
             match self.read_line().await {
                 Ok(LineRead::Line) => {}
-                Ok(LineRead::Oversized) => {
-                    self.shared.diagnostic("warning", format!("Skipped a message longer than {MAX_LINE_BYTES} bytes"));
+                Ok(LineRead::Oversized(id)) => {
+                    let why = format!("the server's answer is longer than {} MiB, the most a stdio message may be", MAX_LINE_BYTES >> 20);
+                    self.shared.diagnostic("warning", format!("Skipped a message: {why}"));
+                    if let Some(id) = id {
+                        self.lane.answer(id, Err(LaneError::TooLarge { detail: why }));
+                    }
                     continue;
                 }
                 Ok(LineRead::Eof) => {
@@ -191,6 +219,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
             let text = text.strip_suffix(b"\r").unwrap_or(text);
             let routed = if text.iter().all(u8::is_ascii_whitespace) { None } else { Some(route(text)) };
             self.line.clear();
+            if self.line.capacity() > KEEP_LINE_CAPACITY {
+                self.line = Vec::new();
+            }
             match routed {
                 None => {}
                 Some(Routed::Lane(id, outcome)) => self.lane.answer(id, outcome),
@@ -219,6 +250,22 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
 
 impl<R> Drop for PipeTransport<R> {
     fn drop(&mut self) {
+        // Not closed first: settle what is pending, let the drain task end and release stdin
+        // (the process group ends when `group` drops).
         self.lane.close("the connection was closed");
+        self.writer.begin_close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lane_id_in_prefix;
+
+    #[test]
+    fn lane_ids_are_read_from_the_start_of_a_line() {
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","id":"n42","result":{"content":[{"text":"xxxx"#), Some(42));
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","id": "n7","#), Some(7));
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","id":3,"result":{}"#), None);
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","method":"notifications/progress""#), None);
     }
 }

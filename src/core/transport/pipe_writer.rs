@@ -89,10 +89,17 @@ impl PipeWriter {
     /// EOF). Resolves once the pipe is closed.
     pub async fn close(&self) {
         let notified = self.drained.notified();
+        if self.begin_close() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), notified).await;
+        }
+    }
+
+    /// Starts closing without waiting (for `Drop`); false when already closing or closed.
+    pub fn begin_close(&self) -> bool {
         {
-            let Ok(mut outbox) = self.outbox.lock() else { return };
+            let Ok(mut outbox) = self.outbox.lock() else { return false };
             if outbox.closing || outbox.finished {
-                return;
+                return false;
             }
             outbox.closing = true;
             if outbox.closed.is_none() {
@@ -100,7 +107,7 @@ impl PipeWriter {
             }
         }
         self.wake.notify_one();
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), notified).await;
+        true
     }
 }
 

@@ -23,6 +23,9 @@ pub struct AuthOptions {
     pub resource_metadata_url: Option<String>,
     pub skip_issuer_metadata_validation: bool,
     pub force_reauthorization: bool,
+    /// Renew tokens only (refresh, or the provider's grant): where a new authorization would
+    /// start, return `Redirect` without sending the user anywhere.
+    pub no_redirect: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,6 +301,9 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
         }
     }
 
+    if options.no_redirect {
+        return Ok(AuthResult::Redirect);
+    }
     let state = if config.has("state") { p.state().await.map_err(provider_error)? } else { None };
     let client_id = str_field(&client, "client_id").unwrap_or_default();
     let authorization = token::start_authorization(
@@ -359,12 +365,36 @@ async fn client_identity(
             return Ok(client);
         }
     }
-    let mut client = register_client(net, authorization_server, metadata, client_metadata, scope).await?;
+    let client_metadata = with_supported_auth_method(client_metadata, metadata);
+    let mut client = register_client(net, authorization_server, metadata, &client_metadata, scope).await?;
     if let Some(obj) = client.as_object_mut() {
         obj.insert("issuer".into(), json!(issuer));
     }
     p.save_client_information(client.clone()).await.map_err(provider_error)?;
     Ok(client)
+}
+
+/// The client metadata to register, with a `token_endpoint_auth_method` the authorization
+/// server supports: when it lists its methods and not the one asked for (typically `none`),
+/// `client_secret_basic`, else `client_secret_post`, else the first it lists. The token
+/// requests then authenticate with what the registration answer says.
+fn with_supported_auth_method(client_metadata: &Value, metadata: Option<&Value>) -> Value {
+    let supported: Vec<&str> = metadata
+        .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    // RFC 7591 §2: an absent method means client_secret_basic.
+    let asked = str_field(client_metadata, "token_endpoint_auth_method").unwrap_or("client_secret_basic");
+    if supported.is_empty() || supported.contains(&asked) {
+        return client_metadata.clone();
+    }
+    let chosen = ["client_secret_basic", "client_secret_post"].into_iter().find(|m| supported.contains(m)).unwrap_or(supported[0]);
+    let mut adjusted = client_metadata.clone();
+    if let Some(obj) = adjusted.as_object_mut() {
+        obj.insert("token_endpoint_auth_method".into(), json!(chosen));
+    }
+    adjusted
 }
 
 /// The token request of the callback leg or of a non-interactive grant: the provider's
@@ -421,6 +451,19 @@ mod tests {
         assert!(resource_allowed(&u("https://a/mcp/x"), &u("https://a/mcp")));
         assert!(!resource_allowed(&u("https://a/mcpx"), &u("https://a/mcp")));
         assert!(!resource_allowed(&u("https://b/mcp"), &u("https://a/mcp")));
+    }
+
+    #[test]
+    fn registration_asks_for_an_auth_method_the_server_supports() {
+        let none = json!({ "token_endpoint_auth_method": "none" });
+        let method = |client: &Value, supported: Value| {
+            with_supported_auth_method(client, Some(&json!({ "token_endpoint_auth_methods_supported": supported })))["token_endpoint_auth_method"].clone()
+        };
+        assert_eq!(method(&none, json!(["none", "client_secret_basic"])), json!("none"));
+        assert_eq!(method(&none, json!(["client_secret_post", "client_secret_basic"])), json!("client_secret_basic"));
+        assert_eq!(method(&none, json!(["client_secret_post"])), json!("client_secret_post"));
+        assert_eq!(method(&json!({}), json!(["none"])), json!("none"));
+        assert_eq!(with_supported_auth_method(&none, None), none, "nothing listed: unchanged");
     }
 
     #[test]

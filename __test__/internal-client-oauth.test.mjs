@@ -1,0 +1,73 @@
+// InternalMastraMCPClient's OAuth surface against a real authorization server (oidc-provider)
+// and a protected MCP server: connect() is refused and asks the provider to redirect the user,
+// `authState` says 'needs-auth', the user's browser (a headless consent step) yields a code,
+// finishAuth() exchanges it (given the callback URL, so `state` and the RFC 9207 `iss` are
+// checked), and connect() then succeeds with `authState` 'authorized'.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { InternalMastraMCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage } from '../index.mjs';
+import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
+import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
+import { completeAuthorization } from './fixtures/oauth/consent.mjs';
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+let as;
+let mcp;
+before(async () => {
+  as = await startAuthorizationServer();
+  mcp = await startProtectedMcpServer({ authorizationServer: as });
+});
+const clients = [];
+after(async () => {
+  await Promise.all(clients.map((c) => c.disconnect()));
+  await mcp?.close();
+  await as?.close();
+});
+
+test('InternalMastraMCPClient: connect → needs-auth → finishAuth(callback URL) → connect → authorized', async () => {
+  // Nothing listens on the redirect URL: the code is read from the browser's last redirect.
+  const redirectUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
+  const redirects = [];
+  const provider = new MCPOAuthClientProvider({
+    redirectUrl,
+    clientMetadata: {
+      client_name: 'mastra-mcp-native internal client',
+      redirect_uris: [redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+    storage: new InMemoryOAuthStorage(),
+    onRedirectToAuthorization: (url) => redirects.push(url),
+  });
+  const c = new InternalMastraMCPClient({ name: 'p', server: { url: new URL(mcp.url), authProvider: provider } });
+  clients.push(c);
+
+  await assert.rejects(c.connect(), /Unauthorized/);
+  assert.equal(c.authState, 'needs-auth');
+  assert.equal(redirects.length, 1, 'the provider was asked to send the user to the authorization server');
+
+  const { params, callbackUrl } = await completeAuthorization(redirects[0].href);
+  assert.ok(params.code, 'the authorization server issued a code');
+  assert.ok(params.iss, 'this authorization server identifies itself in the callback (RFC 9207)');
+  // A bare code cannot be checked against the issuer that server requires: refused, with a hint.
+  await assert.rejects(c.finishAuth(params.code), /pass the whole callback URL to finishAuth\(\)/);
+  assert.equal(c.authState, 'needs-auth');
+  await c.finishAuth(callbackUrl);
+  assert.equal(await provider.hasValidTokens(), true, 'tokens stored through the provider');
+
+  assert.equal(await c.connect(), true);
+  assert.equal(c.authState, 'authorized');
+  const who = await (await c.tools()).whoami.execute({}, {});
+  assert.equal(who.sub, 'alice');
+
+  await assert.rejects(c.finishAuth(callbackUrl), /No OAuth authorization is pending/, 'the flow is finished');
+});

@@ -1,0 +1,12 @@
+// Example 8 of the MCPClient reference page (seeds/000_0041ca038269d00d.txt), extracted by
+// scripts/extract-seed-examples.py: imports and declarations above the marker, the example below.
+import { Agent } from '@mastra/core/agent'
+import { MCPClient } from '@mastra/mcp'
+declare const mcp: MCPClient
+declare const model: `${string}/${string}`
+// ---- example ----
+const { tools, errors } = await mcp.listToolsWithErrors()
+
+new Agent({ id: 'agent', name: 'agent', instructions: 'Help.', model: 'openai/gpt-5' /* elision filled */, tools })
+console.log(errors)
+export {}

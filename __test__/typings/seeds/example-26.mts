@@ -1,0 +1,7 @@
+// Example 26 of the MCPClient reference page (seeds/000_0041ca038269d00d.txt), extracted by
+// scripts/extract-seed-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+await mcpClient.resources.subscribe('myWeatherServer', 'weather://current')
+export {}

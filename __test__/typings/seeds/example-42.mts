@@ -1,0 +1,11 @@
+// Example 42 of the MCPClient reference page (seeds/000_0041ca038269d00d.txt), extracted by
+// scripts/extract-seed-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+mcpClient.prompts.onListChanged('myWeatherServer', () => {
+  console.log('Prompt list changed on myWeatherServer.')
+  // You should re-fetch the list of prompts
+  // await mcpClient.prompts.list();
+})
+export {}

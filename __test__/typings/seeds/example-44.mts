@@ -1,0 +1,11 @@
+// Example 44 of the MCPClient reference page (seeds/000_0041ca038269d00d.txt), extracted by
+// scripts/extract-seed-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+await mcpClient.tools.onListChanged('myWeatherServer', async () => {
+  console.log('Tool list changed on myWeatherServer.')
+  // You should re-fetch the tools
+  // const tools = await mcpClient.listTools();
+})
+export {}

@@ -1,0 +1,250 @@
+'use strict';
+// InternalMastraMCPClient: @mastra/mcp's per-server client. Underneath it is a one-server
+// MCPClient, so it drives the same native Connection (transports, reconnects, tool building);
+// this file only maps the per-server method names and shapes of the original onto it.
+const { fromNative, nativeCall } = require('./errors.cjs');
+const { instances } = require('./instance-cache.cjs');
+const { toDefinition } = require('./tools.cjs');
+const { INTERNALS } = require('./client.cjs');
+
+const DEFAULT_TIMEOUT_MS = 60000;
+const DEFAULT_INSTRUCTIONS_MAX_LENGTH = 512;
+const METHOD_NOT_FOUND = -32601;
+let nextInternalId = 0;
+
+/** The tools module, synchronously: the one already loaded, else a CommonJS require. */
+function requireToolsSync() {
+  const tools = require('@mastra/core/tools');
+  let schema;
+  try {
+    schema = require('@mastra/core/schema');
+  } catch {
+    schema = undefined;
+  }
+  return { createTool: tools.createTool, validateToolOutput: tools.validateToolOutput, toStandardSchema: schema?.toStandardSchema };
+}
+
+function withCapabilities(server, capabilities) {
+  if (!capabilities || Object.keys(capabilities).length === 0) return server;
+  return { ...server, capabilities: { ...(server.capabilities ?? {}), ...capabilities } };
+}
+
+function createInternalClientClass(deps, MCPClient) {
+  const { MastraBase } = deps;
+
+  class InternalMastraMCPClient extends MastraBase {
+    #client;
+    #internals;
+    #server;
+
+    // `version` is accepted for compatibility; `initialize` reports the server name and 1.0.0.
+    // eslint-disable-next-line no-unused-vars
+    constructor({ name, version = '1.0.0', server, capabilities = {}, timeout = DEFAULT_TIMEOUT_MS } = {}) {
+      if (typeof name !== 'string' || name === '') throw new TypeError('InternalMastraMCPClient requires a server "name".');
+      if (!server || typeof server !== 'object') {
+        throw new TypeError(`InternalMastraMCPClient requires a "server" definition for server ${name}.`);
+      }
+      super({ name: 'MastraMCPClient' });
+      this.name = name;
+      this.#server = server;
+      const id = `InternalMastraMCPClient\u0000${nextInternalId++}`;
+      this.#client = new MCPClient({ id, servers: { [name]: withCapabilities(server, capabilities) }, timeout });
+      // Reachable through this object only: no module-global entry to leak.
+      instances.delete(id);
+      this.#client.__setLogger?.(this.logger);
+      this.#internals = this.#client[INTERNALS]();
+      // Tools rebuilt by the synchronous toolFromDefinition use the entry's own @mastra/core copy
+      // once it is loaded.
+      this.#internals.loadCoreTools().catch(() => {});
+
+      const list = (what, key, fetch) => async () => {
+        try {
+          const result = await fetch();
+          return Array.isArray(result?.[key]) ? result[key] : [];
+        } catch (e) {
+          if (e?.code === METHOD_NOT_FOUND) return [];
+          this.logger?.error?.(`Error getting ${what} from server`, { server: this.name, error: e?.message ?? String(e) });
+          throw new Error(`Failed to fetch ${what} from server ${this.name}: ${e?.message ?? String(e)}`, { cause: e });
+        }
+      };
+      this.resources = {
+        list: list('resources', 'resources', () => this.listResources()),
+        templates: list('resource templates', 'resourceTemplates', () => this.listResourceTemplates()),
+        read: async (uri) => this.readResource(uri),
+        subscribe: async (uri) => this.subscribeResource(uri),
+        unsubscribe: async (uri) => this.unsubscribeResource(uri),
+        onUpdated: async (handler) => this.setResourceUpdatedNotificationHandler(handler),
+        onListChanged: async (handler) => this.setResourceListChangedNotificationHandler(handler),
+      };
+      this.prompts = {
+        list: list('prompts', 'prompts', () => this.listPrompts()),
+        get: async ({ name: prompt, args }) => this.getPrompt({ name: prompt, args }),
+        onListChanged: async (handler) => this.setPromptListChangedNotificationHandler(handler),
+      };
+      this.elicitation = { onRequest: (handler) => this.setElicitationRequestHandler(handler) };
+      this.progress = { onUpdate: (handler) => this.setProgressNotificationHandler(handler) };
+    }
+
+    __setLogger(logger) {
+      super.__setLogger?.(logger);
+      this.#client?.__setLogger?.(logger);
+    }
+
+    get #native() {
+      return this.#internals.native;
+    }
+
+    // ---- lifecycle -----------------------------------------------------------------------
+    async connect() {
+      try {
+        await this.#native.connect(this.name);
+        return true;
+      } catch (e) {
+        const err = fromNative(e);
+        throw this.#internals.mastraError('MCP_CLIENT_CONNECT_FAILED', err, { name: this.name });
+      }
+    }
+
+    async disconnect() {
+      await this.#client.disconnect();
+    }
+
+    async forceReconnect() {
+      await this.#client.reconnectServer(this.name);
+    }
+
+    get sessionId() {
+      return this.#client.sessionIds[this.name];
+    }
+
+    get stderr() {
+      return this.#client.getServerStderr(this.name);
+    }
+
+    get instructions() {
+      return this.#client.getServerInstructions()[this.name];
+    }
+
+    get forwardInstructions() {
+      return this.#server.forwardInstructions ?? false;
+    }
+
+    get instructionsMaxLength() {
+      return this.#server.instructionsMaxLength ?? DEFAULT_INSTRUCTIONS_MAX_LENGTH;
+    }
+
+    get authState() {
+      return this.#client.getServerAuthState(this.name);
+    }
+
+    /** Exchanges the code of the authorization a connect started; then `connect()` again. */
+    async finishAuth(authorizationCode) {
+      await nativeCall(this.#native.finishAuth(this.name, String(authorizationCode)));
+    }
+
+    // ---- roots -----------------------------------------------------------------------------
+    get roots() {
+      return this.#native.roots(this.name);
+    }
+
+    async setRoots(roots) {
+      await nativeCall(this.#native.setRoots(this.name, [...roots]));
+    }
+
+    async sendRootsListChanged() {
+      await nativeCall(this.#native.sendRootsListChanged(this.name));
+    }
+
+    // ---- resources and prompts -------------------------------------------------------------
+    async #listOne(kind) {
+      const [outcome] = await this.#native.listAll(kind);
+      if (!outcome.ok) throw this.#plainFailure(outcome.error);
+      return outcome.value;
+    }
+
+    #plainFailure(nativeError) {
+      return fromNative(new Error(JSON.stringify(nativeError)));
+    }
+
+    async listResources() {
+      return { resources: await this.#listOne('resources') };
+    }
+
+    async listResourceTemplates() {
+      return { resourceTemplates: await this.#listOne('resourceTemplates') };
+    }
+
+    async readResource(uri) {
+      return nativeCall(this.#native.readResource(this.name, uri));
+    }
+
+    async subscribeResource(uri) {
+      return nativeCall(this.#native.subscribeResource(this.name, uri));
+    }
+
+    async unsubscribeResource(uri) {
+      return nativeCall(this.#native.unsubscribeResource(this.name, uri));
+    }
+
+    async listPrompts() {
+      return { prompts: await this.#listOne('prompts') };
+    }
+
+    async getPrompt({ name, args }) {
+      return nativeCall(this.#native.getPrompt(this.name, name, args ?? undefined));
+    }
+
+    // ---- handlers (last one registered wins; they survive reconnects) ----------------------
+    setPromptListChangedNotificationHandler(handler) {
+      this.#internals.setHandler('promptListChanged', this.name, () => handler());
+    }
+
+    setToolListChangedNotificationHandler(handler) {
+      this.#internals.setHandler('toolListChanged', this.name, () => handler());
+    }
+
+    setResourceUpdatedNotificationHandler(handler) {
+      this.#internals.setHandler('resourceUpdated', this.name, (params) => handler(params));
+    }
+
+    setResourceListChangedNotificationHandler(handler) {
+      this.#internals.setHandler('resourceListChanged', this.name, () => handler());
+    }
+
+    /** Advertises elicitation on connect; refused once connected without it configured. */
+    setElicitationRequestHandler(handler) {
+      try {
+        this.#native.enableElicitationNow(this.name);
+      } catch (e) {
+        throw fromNative(e);
+      }
+      this.#internals.setHandler('elicitation', this.name, (params) => handler(params));
+    }
+
+    setProgressNotificationHandler(handler) {
+      this.#internals.setHandler('progress', this.name, (params) => handler(params));
+    }
+
+    // ---- tools -----------------------------------------------------------------------------
+    async tools() {
+      return this.#internals.tools(this.name);
+    }
+
+    async toolDefinitions() {
+      const [outcome] = JSON.parse(await this.#native.listTools(this.name));
+      if (!outcome.ok) throw this.#internals.serverFailure(this.name, outcome.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
+      const definitions = {};
+      for (const entry of outcome.value.tools) definitions[entry.tool.name] = toDefinition(this.name, entry, outcome.value);
+      return definitions;
+    }
+
+    /** Rebuilds one executable tool from a cached definition (connects on first execute). */
+    toolFromDefinition({ definition }) {
+      return this.#internals.hydrate(this.name, definition, requireToolsSync);
+    }
+  }
+
+  return { InternalMastraMCPClient };
+}
+
+module.exports = { createInternalClientClass };
