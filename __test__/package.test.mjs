@@ -1,0 +1,158 @@
+// The package as users get it from npm, without Rust: `npm pack` the main package and this platform's package
+// (with the addon `npm test` built), install both tarballs into a fresh app next to @mastra/core with no cargo on
+// PATH, and use it from ESM and CJS as `mastra-mcp-native` and as `@mastra/mcp` (the alias install). Then the
+// same app without the platform package: the loader's one error naming the platform, what it tried, what to do.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pack } from '../scripts/pack.mjs';
+import { platforms, problems, mainPackage } from '../scripts/platforms.mjs';
+import { builtPlatformKey, cargoOnPath, envWithoutRust, installApp, run } from './fixtures/install.mjs';
+
+const require = createRequire(import.meta.url);
+const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+let work;
+let packed;
+let key;
+const env = envWithoutRust();
+
+before(() => {
+  key = builtPlatformKey();
+  work = mkdtempSync(join(tmpdir(), 'mmn-package-'));
+  packed = pack({ out: join(work, 'dist'), platforms: [key] });
+});
+after(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function tarJson(tgz, path) {
+  const r = spawnSync('tar', ['-xzOf', tgz, `package/${path}`], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('package: the platform packages, napi.targets, the loader and optionalDependencies agree', () => {
+  assert.deepEqual(problems(), []);
+  assert.equal(platforms.length, 8, 'linux x64/arm64 gnu+musl, darwin x64/arm64, win32 x64/arm64');
+  const published = tarJson(packed.main.file, 'package.json');
+  assert.deepEqual(
+    Object.keys(published.optionalDependencies).sort(),
+    platforms.map((p) => `mastra-mcp-native-${p.key}`).sort(),
+  );
+  for (const v of Object.values(published.optionalDependencies)) assert.equal(v, mainPackage.version);
+  const platformPkg = tarJson(packed.platforms[key].file, 'package.json');
+  assert.equal(platformPkg.name, `mastra-mcp-native-${key}`);
+  assert.deepEqual(platformPkg.os, [process.platform]);
+  assert.deepEqual(platformPkg.cpu, [process.arch]);
+});
+
+test('package: the tarballs hold no Rust sources or build outputs beyond the binary', (t) => {
+  const forbidden = /(^|\/)(src|target|npm|__test__|tests|bench|scripts|examples)\/|\.(rs|toml|lock|node|d\.ts\.map)$|^binding\./;
+  const mainFiles = packed.main.files;
+  assert.deepEqual(mainFiles.filter((f) => forbidden.test(f)), []);
+  assert.ok(mainFiles.includes('lib/native.cjs') && mainFiles.includes('index.mjs') && mainFiles.includes('index.d.ts'));
+  assert.deepEqual(packed.platforms[key].files.sort(), [`mastra-mcp-native.${key}.node`, 'package.json']);
+  const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
+  const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
+  t.diagnostic(`mastra-mcp-native: packed ${kb(packed.main.size)}, unpacked ${kb(packed.main.unpackedSize)}`);
+  t.diagnostic(`mastra-mcp-native-${key}: packed ${mb(packed.platforms[key].size)}, unpacked ${mb(packed.platforms[key].unpackedSize)}`);
+});
+
+const APP_ESM = `
+import { createRequire } from 'node:module';
+import { MCPClient } from 'mastra-mcp-native';
+import { MCPClient as AliasClient } from '@mastra/mcp';
+import { Tool } from '@mastra/core/tools';
+const require = createRequire(import.meta.url);
+const server = JSON.parse(process.env.APP_SERVER);
+const out = {};
+for (const [name, Client] of [['mastra-mcp-native', MCPClient], ['@mastra/mcp', AliasClient]]) {
+  const client = new Client({ id: 'esm-' + name, servers: { everything: server } });
+  try {
+    const tools = await client.listTools();
+    const echo = await tools.everything_echo.execute({ message: 'esm ' + name }, {});
+    out[name] = { tools: Object.keys(tools).length, isTool: tools.everything_echo instanceof Tool, echo: echo.content[0].text, from: import.meta.resolve(name) };
+  } finally {
+    await client.disconnect();
+  }
+}
+out.binaries = Object.keys(require.cache).filter((f) => f.endsWith('.node'));
+console.log(JSON.stringify(out));
+`;
+
+const APP_CJS = `
+const { MCPClient } = require('mastra-mcp-native');
+const { MCPClient: AliasClient } = require('@mastra/mcp');
+const { Tool } = require('@mastra/core/tools');
+const server = JSON.parse(process.env.APP_SERVER);
+(async () => {
+  const out = {};
+  for (const [name, Client] of [['mastra-mcp-native', MCPClient], ['@mastra/mcp', AliasClient]]) {
+    const client = new Client({ id: 'cjs-' + name, servers: { everything: server } });
+    try {
+      const tools = await client.listTools();
+      const echo = await tools.everything_echo.execute({ message: 'cjs ' + name }, {});
+      out[name] = { tools: Object.keys(tools).length, isTool: tools.everything_echo instanceof Tool, echo: echo.content[0].text, from: require.resolve(name) };
+    } finally {
+      await client.disconnect();
+    }
+  }
+  out.binaries = Object.keys(require.cache).filter((f) => f.endsWith('.node'));
+  console.log(JSON.stringify(out));
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
+`;
+
+test('package: installed from the tarballs without cargo, it works from ESM and CJS, by name and as @mastra/mcp', async () => {
+  assert.equal(cargoOnPath(env), false, 'the app runs with no cargo on PATH');
+  const app = join(work, 'app');
+  const main = `file:${packed.main.file}`;
+  await installApp(app, { 'mastra-mcp-native': main, '@mastra/mcp': main, [`mastra-mcp-native-${key}`]: `file:${packed.platforms[key].file}` });
+  writeFileSync(join(app, 'app.mjs'), APP_ESM);
+  writeFileSync(join(app, 'app.cjs'), APP_CJS);
+  const appEnv = { ...env, APP_SERVER: JSON.stringify({ command: process.execPath, args: [everythingEntry, 'stdio'] }) };
+  for (const [file, flavour] of [['app.mjs', 'esm'], ['app.cjs', 'cjs']]) {
+    const r = await run(process.execPath, [file], { cwd: app, env: appEnv, timeoutMs: 60_000 });
+    assert.equal(r.code, 0, `${file} failed:\n${r.stdout}\n${r.stderr}`);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop());
+    for (const name of ['mastra-mcp-native', '@mastra/mcp']) {
+      assert.ok(out[name].tools > 5, `${flavour} ${name} lists server-everything's tools`);
+      assert.equal(out[name].isTool, true, `${flavour} ${name}: tools are @mastra/core Tools`);
+      assert.equal(out[name].echo, `Echo: ${flavour} ${name}`);
+      assert.ok(out[name].from.includes(`${app}/node_modules/${name}/`), `${name} resolves into the app: ${out[name].from}`);
+    }
+    assert.deepEqual(out.binaries, [join(app, 'node_modules', `mastra-mcp-native-${key}`, `mastra-mcp-native.${key}.node`)]);
+    assert.doesNotMatch(r.stderr, /could not be loaded/, 'no missing-core warning when @mastra/core is installed');
+  }
+});
+
+test('package: without its platform package, loading throws one error naming the platform, what it tried, what to do', async () => {
+  const app = join(work, 'app-no-binary');
+  await installApp(app, { 'mastra-mcp-native': `file:${packed.main.file}` });
+  const probe = (load) =>
+    `${load}.then(() => console.log('{"loaded":true}'), (e) => console.log(JSON.stringify({ code: e.code, platform: e.platform, message: e.message, tried: e.tried?.length })))`;
+  for (const [flavour, args] of [
+    ['cjs', ['-e', probe("Promise.resolve().then(() => require('mastra-mcp-native'))")]],
+    ['esm', ['--input-type=module', '-e', probe("import('mastra-mcp-native')")]],
+  ]) {
+    const r = await run(process.execPath, args, { cwd: app, env, timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout.trim());
+    assert.equal(out.loaded, undefined, `${flavour}: it must not load without a binary`);
+    assert.equal(out.code, 'MASTRA_MCP_NATIVE_BINARY_MISSING', `${flavour}: ${out.message}`);
+    assert.equal(out.platform, key);
+    assert.equal(out.tried, 2);
+    assert.match(out.message, new RegExp(`for this platform \\(${key}, Node v`));
+    assert.match(out.message, new RegExp(`Tried:\\n  - \\./mastra-mcp-native\\.${key}\\.node: Cannot find module`));
+    assert.match(out.message, new RegExp(`  - mastra-mcp-native-${key}: Cannot find module`));
+    assert.match(out.message, new RegExp(`npm install mastra-mcp-native-${key}@${mainPackage.version.replace(/\./g, '\\.')}`));
+    assert.match(out.message, /build the binary from source with Rust \(cargo\)/);
+  }
+});
