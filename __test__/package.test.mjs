@@ -157,3 +157,40 @@ test('package: without its platform package, loading throws one error naming the
     assert.match(out.message, /build the binary from source with Rust \(cargo\)/);
   }
 });
+
+test('package: without @mastra/core, tools are plain objects and the first client says so once through its logger', async () => {
+  const app = join(work, 'app-no-core');
+  await installApp(
+    app,
+    { 'mastra-mcp-native': `file:${packed.main.file}`, [`mastra-mcp-native-${key}`]: `file:${packed.platforms[key].file}` },
+    { withCore: false },
+  );
+  writeFileSync(
+    join(app, 'app.mjs'),
+    `import { MCPClient } from 'mastra-mcp-native';
+const server = JSON.parse(process.env.APP_SERVER);
+const out = [];
+for (const id of ['one', 'two']) {
+  const client = new MCPClient({ id, servers: { everything: server } });
+  try {
+    const tools = await client.listTools();
+    const echo = await tools.everything_echo.execute({ message: id }, {});
+    out.push({ proto: Object.getPrototypeOf(tools.everything_echo) === Object.prototype, echo: echo.content[0].text });
+  } finally {
+    await client.disconnect();
+  }
+}
+console.log(JSON.stringify(out));
+`,
+  );
+  const appEnv = { ...env, APP_SERVER: JSON.stringify({ command: process.execPath, args: [everythingEntry, 'stdio'] }) };
+  const r = await run(process.execPath, ['app.mjs'], { cwd: app, env: appEnv, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()), [
+    { proto: true, echo: 'Echo: one' },
+    { proto: true, echo: 'Echo: two' },
+  ]);
+  const said = r.stderr.match(/mastra-mcp-native: @mastra\/core could not be loaded \(([^)]*)\)/g) ?? [];
+  assert.equal(said.length, 1, r.stderr);
+  assert.match(said[0], /@mastra\/core/);
+});

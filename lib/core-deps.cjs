@@ -15,9 +15,9 @@ class FallbackMastraBase {
     if (missingCore && !missingCoreSaid) {
       missingCoreSaid = true;
       this.logger.warn(
-        `mastra-mcp-native: @mastra/core could not be loaded (${missingCore}), so tools are plain objects, not Mastra tools. ` +
-          'Install @mastra/core next to mastra-mcp-native; with `mastra build`, keep both in the same place ' +
-          "(bundled together, or both external: bundler: { externals: ['@mastra/mcp'] } for the @mastra/mcp alias).",
+        `mastra-mcp-native: @mastra/core could not be loaded (${missingCore}), so tools are plain objects, not Mastra Tool instances. ` +
+          'Install @mastra/core next to mastra-mcp-native; with `mastra build` and a bundler.externals list, list @mastra/core ' +
+          "there too: externals: ['@mastra/mcp', '@mastra/core'].",
       );
     }
   }
