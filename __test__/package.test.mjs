@@ -63,6 +63,18 @@ test('package: the tarballs hold no Rust sources or build outputs beyond the bin
   t.diagnostic(`mastra-mcp-native-${key}: packed ${mb(packed.platforms[key].size)}, unpacked ${mb(packed.platforms[key].unpackedSize)}`);
 });
 
+// The app with both tarballs (main package by name and as @mastra/mcp, this platform's package) and @mastra/core.
+let fullAppPromise;
+function fullApp() {
+  fullAppPromise ??= (async () => {
+    const app = join(work, 'app');
+    const main = `file:${packed.main.file}`;
+    await installApp(app, { 'mastra-mcp-native': main, '@mastra/mcp': main, [`mastra-mcp-native-${key}`]: `file:${packed.platforms[key].file}` });
+    return app;
+  })();
+  return fullAppPromise;
+}
+
 const APP_ESM = `
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -113,9 +125,7 @@ const server = JSON.parse(process.env.APP_SERVER);
 
 test('package: installed from the tarballs without cargo, it works from ESM and CJS, by name and as @mastra/mcp', async () => {
   assert.equal(cargoOnPath(env), false, 'the app runs with no cargo on PATH');
-  const app = join(work, 'app');
-  const main = `file:${packed.main.file}`;
-  await installApp(app, { 'mastra-mcp-native': main, '@mastra/mcp': main, [`mastra-mcp-native-${key}`]: `file:${packed.platforms[key].file}` });
+  const app = await fullApp();
   writeFileSync(join(app, 'app.mjs'), APP_ESM);
   writeFileSync(join(app, 'app.cjs'), APP_CJS);
   const appEnv = { ...env, APP_SERVER: JSON.stringify({ command: process.execPath, args: [everythingEntry, 'stdio'] }) };
@@ -193,4 +203,46 @@ console.log(JSON.stringify(out));
   const said = r.stderr.match(/mastra-mcp-native: @mastra\/core could not be loaded \(([^)]*)\)/g) ?? [];
   assert.equal(said.length, 1, r.stderr);
   assert.match(said[0], /@mastra\/core/);
+});
+
+// The loader's choice on other runtimes, seen by faking what it reads (process.platform, the diagnostic report)
+// in a preload: with the glibc package installed, a musl Node must not load it, and an unknown OS gets the list.
+const glibcLinux = process.platform === 'linux' && Boolean(process.report.getReport().header.glibcVersionRuntime);
+const FAKE_RUNTIME = `
+const fake = JSON.parse(process.env.FAKE_RUNTIME);
+if (fake.platform) Object.defineProperty(process, 'platform', { value: fake.platform });
+if (fake.musl) {
+  const real = process.report.getReport.bind(process.report);
+  process.report.getReport = () => {
+    const report = real();
+    delete report.header.glibcVersionRuntime;
+    report.sharedObjects = ['/lib/ld-musl-' + (process.arch === 'arm64' ? 'aarch64' : 'x86_64') + '.so.1'];
+    return report;
+  };
+}
+`;
+
+test('package: a musl Node looks for the musl package, an unsupported OS is told which platforms exist', { skip: !glibcLinux && 'needs a glibc Linux host' }, async () => {
+  const app = await fullApp();
+  writeFileSync(join(app, 'fake-runtime.cjs'), FAKE_RUNTIME);
+  const probe = `try { require('mastra-mcp-native'); console.log('{"loaded":true}') } catch (e) { console.log(JSON.stringify({ code: e.code, platform: e.platform, message: e.message })) }`;
+  const attempt = async (fake) => {
+    const r = await run(process.execPath, ['--require', './fake-runtime.cjs', '-e', probe], { cwd: app, env: { ...env, FAKE_RUNTIME: JSON.stringify(fake) } });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout.trim());
+  };
+  const real = await attempt({});
+  assert.deepEqual(real, { loaded: true }, 'the preload alone changes nothing');
+
+  const musl = await attempt({ musl: true });
+  const muslKey = `linux-${process.arch}-musl`;
+  assert.equal(musl.code, 'MASTRA_MCP_NATIVE_BINARY_MISSING');
+  assert.equal(musl.platform, muslKey);
+  assert.match(musl.message, new RegExp(`  - mastra-mcp-native-${muslKey}: Cannot find module`));
+  assert.doesNotMatch(musl.message, /-gnu/, 'the glibc binary is not a candidate on musl');
+
+  const bsd = await attempt({ platform: 'freebsd' });
+  assert.equal(bsd.platform, `freebsd-${process.arch}`);
+  assert.match(bsd.message, /has no prebuilt binary; supported: linux-x64-gnu, linux-x64-musl, .*win32-arm64-msvc\./);
+  assert.match(bsd.message, /build the binary from source with Rust \(cargo\)/);
 });
