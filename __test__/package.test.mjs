@@ -5,12 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pack } from '../scripts/pack.mjs';
-import { platforms, problems, mainPackage } from '../scripts/platforms.mjs';
+import { platforms, problems, mainPackage, root } from '../scripts/platforms.mjs';
 import { builtPlatformKey, cargoOnPath, envWithoutRust, installApp, run } from './fixtures/install.mjs';
 
 const require = createRequire(import.meta.url);
@@ -49,6 +49,22 @@ test('package: the platform packages, napi.targets, the loader and optionalDepen
   assert.equal(platformPkg.name, `mastra-mcp-native-${key}`);
   assert.deepEqual(platformPkg.os, [process.platform]);
   assert.deepEqual(platformPkg.cpu, [process.arch]);
+});
+
+test('package: the sync check names a missing platform package, a wrong field and a loader without the candidate', () => {
+  const copy = join(work, 'sync-check');
+  for (const f of ['package.json', 'npm', 'lib/native.cjs']) cpSync(join(root, f), join(copy, f), { recursive: true });
+  assert.deepEqual(problems(copy), []);
+  rmSync(join(copy, 'npm', 'linux-arm64-musl'), { recursive: true });
+  const darwin = join(copy, 'npm', 'darwin-x64', 'package.json');
+  writeFileSync(darwin, JSON.stringify({ ...JSON.parse(readFileSync(darwin, 'utf8')), cpu: ['arm64'] }));
+  const loader = join(copy, 'lib', 'native.cjs');
+  writeFileSync(loader, readFileSync(loader, 'utf8').replace("require('mastra-mcp-native-win32-arm64-msvc')", 'undefined'));
+  assert.deepEqual(problems(copy), [
+    'npm/linux-arm64-musl/package.json is missing (target aarch64-unknown-linux-musl)',
+    'npm/darwin-x64/package.json: "cpu" is ["arm64"], expected ["x64"]',
+    'lib/native.cjs does not load mastra-mcp-native-win32-arm64-msvc (target aarch64-pc-windows-msvc)',
+  ]);
 });
 
 test('package: the tarballs hold no Rust sources or build outputs beyond the binary', (t) => {

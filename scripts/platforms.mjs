@@ -15,8 +15,7 @@ const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 export function platformOf(triple) {
   const parts = triple.split('-');
   const cpu = ARCH[parts[0]];
-  const sys = parts[2];
-  const os = OS[sys === 'apple' ? 'darwin' : sys] ?? OS[parts[2]];
+  const os = OS[parts[2]]; // x86_64-unknown-linux-gnu, x86_64-apple-darwin, x86_64-pc-windows-msvc
   const abi = parts[3];
   if (!cpu || !os) throw new Error(`unsupported target triple ${triple}`);
   const key = os === 'darwin' ? `darwin-${cpu}` : `${os}-${cpu}-${abi}`;
@@ -33,28 +32,32 @@ export function optionalDependencies() {
   return Object.fromEntries(platforms.map((p) => [packageName(p.key), mainPackage.version]));
 }
 
-/** Everything out of sync between the targets, npm/*, the loader and package.json, as sentences. */
-export function problems() {
+/** Everything out of sync between the targets, npm/*, the loader and package.json of the checkout at `base`, as sentences. */
+export function problems(base = root) {
   const out = [];
-  const dirs = readdirSync(join(root, 'npm'));
-  const loader = readFileSync(join(root, 'lib', 'native.cjs'), 'utf8');
-  for (const p of platforms) {
-    const file = join(root, 'npm', p.key, 'package.json');
+  const main = JSON.parse(readFileSync(join(base, 'package.json'), 'utf8'));
+  const targets = main.napi.targets.map(platformOf);
+  const nameOf = (key) => `${main.name}-${key}`;
+  const fileOf = (key) => `${main.napi.binaryName}.${key}.node`;
+  const dirs = readdirSync(join(base, 'npm'));
+  const loader = readFileSync(join(base, 'lib', 'native.cjs'), 'utf8');
+  for (const p of targets) {
+    const file = join(base, 'npm', p.key, 'package.json');
     if (!existsSync(file)) {
       out.push(`npm/${p.key}/package.json is missing (target ${p.triple})`);
       continue;
     }
     const pkg = JSON.parse(readFileSync(file, 'utf8'));
     const want = {
-      name: packageName(p.key),
-      version: mainPackage.version,
+      name: nameOf(p.key),
+      version: main.version,
       os: [p.os],
       cpu: [p.cpu],
       ...(p.libc ? { libc: [p.libc] } : {}),
-      main: binaryFile(p.key),
-      files: [binaryFile(p.key)],
-      license: mainPackage.license,
-      engines: mainPackage.engines,
+      main: fileOf(p.key),
+      files: [fileOf(p.key)],
+      license: main.license,
+      engines: main.engines,
     };
     for (const [field, value] of Object.entries(want)) {
       if (JSON.stringify(pkg[field]) !== JSON.stringify(value)) {
@@ -62,16 +65,16 @@ export function problems() {
       }
     }
     if (!p.libc && pkg.libc) out.push(`npm/${p.key}/package.json: "libc" is set on a non-Linux platform`);
-    for (const literal of [`require('../${binaryFile(p.key)}')`, `require('${packageName(p.key)}')`]) {
+    for (const literal of [`require('../${fileOf(p.key)}')`, `require('${nameOf(p.key)}')`]) {
       if (!loader.includes(literal)) out.push(`lib/native.cjs does not load ${literal.slice(9, -2)} (target ${p.triple})`);
     }
   }
   for (const dir of dirs) {
-    if (!platforms.some((p) => p.key === dir)) out.push(`npm/${dir} is not a target in package.json "napi.targets"`);
+    if (!targets.some((p) => p.key === dir)) out.push(`npm/${dir} is not a target in package.json "napi.targets"`);
   }
-  const listed = mainPackage.optionalDependencies;
-  if (listed && JSON.stringify(listed) !== JSON.stringify(optionalDependencies())) {
-    out.push(`package.json "optionalDependencies" ${JSON.stringify(listed)} differ from ${JSON.stringify(optionalDependencies())}`);
+  const expected = Object.fromEntries(targets.map((p) => [nameOf(p.key), main.version]));
+  if (main.optionalDependencies && JSON.stringify(main.optionalDependencies) !== JSON.stringify(expected)) {
+    out.push(`package.json "optionalDependencies" ${JSON.stringify(main.optionalDependencies)} differ from ${JSON.stringify(expected)}`);
   }
   return out;
 }
