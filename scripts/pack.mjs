@@ -5,7 +5,7 @@
 // --platform: pack this platform package (repeatable); --all: every target, and fail when a binary is missing.
 // Prints one JSON object: { main: {file, size, unpackedSize, files}, platforms: {KEY: {...}} } (also DIR/pack.json).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { binaryFile, mainPackage, optionalDependencies, platforms, problems, root } from './platforms.mjs';
 
@@ -74,6 +74,10 @@ export function pack({ out, binaries = root, platforms: keys = [], all = false }
     if (!binary) throw new Error(`no ${binaryFile(key)} under ${binaries}: build it (npm run build -- --target ...) first`);
     const dir = join(stage, key);
     cpSync(join(root, 'npm', key), dir, { recursive: true });
+    // npm's provenance ties each package to its source repository: the platform packages share the main one's.
+    const platformPkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const field of ['repository', 'homepage', 'bugs']) if (mainPackage[field]) platformPkg[field] = mainPackage[field];
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify(platformPkg, null, 2)}\n`);
     cpSync(binary, join(dir, binaryFile(key)));
     result.platforms[key] = npmPack(dir, out);
     assertHolds(`${mainPackage.name}-${key}`, result.platforms[key], [binaryFile(key)]);
