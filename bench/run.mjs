@@ -120,7 +120,9 @@ function prepare(node) {
   console.error('building the fixture server (cargo build --release in bench/fixture-server) …');
   buildFixture();
   console.error('making sure the addon is built (scripts/ensure-built.mjs) …');
-  const r = spawnSync(node, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  // Measure what users install: the release profile (LTO), unless MCP_NATIVE_PROFILE says otherwise.
+  const env = { ...process.env, MCP_NATIVE_PROFILE: process.env.MCP_NATIVE_PROFILE ?? 'release' };
+  const r = spawnSync(node, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`building the addon failed (exit ${r.status})`);
 }
 

@@ -1,6 +1,8 @@
-// Builds the native addon when it is missing or older than its Rust sources.
+// Builds the native addon when it is missing, older than its Rust sources, or built with another
+// cargo profile than the one asked for (MCP_NATIVE_PROFILE: `ci` by default — quick to build, for
+// tests; `release` — what users get, for the benchmark).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -14,17 +16,23 @@ function newestMtime(dir) {
   return newest;
 }
 
+const PROFILE_MARK = join(root, 'target', 'addon-profile');
+
 export function ensureBuilt() {
+  const profile = process.env.MCP_NATIVE_PROFILE ?? 'ci';
   const addon = readdirSync(root).find((f) => f.endsWith('.node'));
+  const builtWith = existsSync(PROFILE_MARK) ? readFileSync(PROFILE_MARK, 'utf8').trim() : undefined;
   const stale =
     !addon ||
+    builtWith !== profile ||
     Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'Cargo.toml')).mtimeMs) > statSync(join(root, addon)).mtimeMs;
   if (!stale) return;
-  const profile = process.env.MCP_NATIVE_PROFILE ?? 'ci';
   const args = ['napi', 'build', '--platform', '--profile', profile, '--no-js', '--dts', 'binding.d.ts'];
   console.log(`$ npx ${args.join(' ')}`);
   const r = spawnSync('npx', args, { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  mkdirSync(join(root, 'target'), { recursive: true });
+  writeFileSync(PROFILE_MARK, profile);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) ensureBuilt();

@@ -113,6 +113,17 @@ async fn answers_errors_and_timeouts_come_back_to_the_caller() {
     assert_eq!(request(&lane, "hang", "{}", 300).await, Err(LaneError::Timeout { after_ms: 300 }));
     assert!(started.elapsed() < Duration::from_secs(5), "the timeout fired (took {:?})", started.elapsed());
 
+    // A message larger than the pipe's buffer goes out partly from the caller's thread and
+    // partly from the drain task, in order, with messages sent meanwhile queued behind it.
+    let big = "x".repeat(1 << 20);
+    let big_params = format!(r#"{{"big":"{big}"}}"#);
+    let (big_answer, small_answer) = tokio::join!(
+        request(&lane, "echo", &big_params, 20_000),
+        request(&lane, "echo", r#"{"small":1}"#, 20_000)
+    );
+    assert_eq!(big_answer, Ok(format!(r#"{{"big": "{big}"}}"#)));
+    assert_eq!(small_answer, Ok(r#"{"small": 1}"#.to_string()));
+
     // Many requests in flight at once each get their own answer.
     let many = futures::future::join_all((0..50).map(|i| {
         let lane = lane.clone();

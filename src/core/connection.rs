@@ -24,6 +24,7 @@ use rmcp::model::GetExtensions;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use super::auth::{OAuthSession, Refusal};
 use super::open::{error_and_causes, net_error, open_session, Remote};
+use super::results::describe_tool_raw;
 use super::transport::lane::{Lane, LaneError};
 
 /// Longest a list may be paged before we stop (protects against cursor loops).
@@ -105,7 +106,7 @@ pub struct Connection {
     state: tokio::sync::Mutex<State>,
     /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
     generation: AtomicU64,
-    tools_cache: Mutex<Option<(u64, Arc<Vec<Value>>)>>,
+    tools_cache: Mutex<Option<(u64, Arc<String>)>>,
 }
 
 impl Connection {
@@ -265,7 +266,7 @@ impl Connection {
     }
 
     /// Sends one request on the current session (connecting first).
-    async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
+    async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
         if let Some(lane) = live.lane.clone() {
@@ -326,11 +327,11 @@ impl Connection {
             }
         }
         let result = outcome.map_err(RequestFailure::Failed)?;
-        Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+        serde_json::to_string(&result).map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }
 
     /// `send_once` over a pipe session's lane.
-    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<Value, RequestFailure> {
+    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         if let (Some(meta), Some(object)) = (options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())), params.as_object_mut()) {
@@ -355,15 +356,20 @@ impl Connection {
                 Err(LaneError::Cancelled { reason })
             }
         };
-        let raw = outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))?;
-        serde_json::from_str(&raw).map_err(|e| {
-            RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: invalid result ({e})")))
-        })
+        outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
     }
 
     /// Sends a request. If it provably never reached the server (the session was already gone),
     /// reconnects and sends it once more; a request that may have been delivered is never resent.
     pub async fn request(&self, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
+        let raw = self.request_raw(method, params, options).await?;
+        serde_json::from_str(&raw).map_err(|e| {
+            McpError::new(ErrorKind::InvalidResponse, self.name(), format!("{method} failed on server {}: invalid result ({e})", self.name()))
+        })
+    }
+
+    /// `request`, returning the result's JSON text.
+    pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
         match self.send_once(method, params.clone(), &options).await {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
@@ -397,6 +403,19 @@ impl Connection {
 
     /// Follows `nextCursor` to the end and concatenates `key` arrays.
     pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>> {
+        self.list_all_raw(method, key)
+            .await?
+            .iter()
+            .map(|item| {
+                serde_json::from_str(item).map_err(|e| {
+                    McpError::new(ErrorKind::InvalidResponse, self.name(), format!("Server {} answered {method} with an invalid item: {e}", self.name()))
+                })
+            })
+            .collect()
+    }
+
+    /// `list_all` keeping each item as its JSON text (no tree is built for big catalogs).
+    pub async fn list_all_raw(&self, method: &str, key: &str) -> Result<Vec<String>> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -404,19 +423,12 @@ impl Connection {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request(method, params, RequestOptions::default()).await?;
-            match page.get(key).and_then(Value::as_array) {
-                Some(list) => items.extend(list.iter().cloned()),
-                None => {
-                    return Err(McpError::new(
-                        ErrorKind::InvalidResponse,
-                        self.name(),
-                        format!("Server {} answered {method} without a \"{key}\" array", self.name()),
-                    ))
-                }
-            }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if Some(next) != cursor.as_deref() => cursor = Some(next.to_string()),
+            let page = self.request_raw(method, params, RequestOptions::default()).await?;
+            let next = read_page(&page, key, &mut items).map_err(|why| {
+                McpError::new(ErrorKind::InvalidResponse, self.name(), format!("Server {} answered {method} {why}", self.name()))
+            })?;
+            match next {
+                Some(next) if Some(next.as_str()) != cursor.as_deref() => cursor = Some(next),
                 _ => return Ok(items),
             }
         }
@@ -427,8 +439,9 @@ impl Connection {
         ))
     }
 
-    /// The server's tools, from cache when nothing invalidated it. Returns the cache epoch too.
-    pub async fn tools(&self) -> Result<(u64, Arc<Vec<Value>>)> {
+    /// The server's tools as the JSON text of an array of `describe_tool` entries, from cache
+    /// when nothing invalidated it. Returns the cache epoch too.
+    pub async fn tools(&self) -> Result<(u64, Arc<String>)> {
         let live = self.ensure_connected().await?;
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         if let Ok(cache) = self.tools_cache.lock() {
@@ -438,11 +451,17 @@ impl Connection {
                 }
             }
         }
-        let tools = if server_has(&live, "tools") {
-            Arc::new(self.list_all("tools/list", "tools").await?)
-        } else {
-            Arc::new(Vec::new())
-        };
+        let raw = if server_has(&live, "tools") { self.list_all_raw("tools/list", "tools").await? } else { Vec::new() };
+        let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
+        described.push('[');
+        for (i, tool) in raw.iter().enumerate() {
+            if i > 0 {
+                described.push(',');
+            }
+            described.push_str(&describe_tool_raw(self.name(), tool));
+        }
+        described.push(']');
+        let tools = Arc::new(described);
         if let Ok(mut cache) = self.tools_cache.lock() {
             *cache = Some((epoch, tools.clone()));
         }
@@ -461,6 +480,16 @@ impl Connection {
     pub async fn instructions(&self) -> Option<String> {
         self.current().await.and_then(|l| l.instructions.clone())
     }
+}
+
+/// Appends the `key` items of one list page (as JSON text) to `items`; returns `nextCursor`.
+fn read_page(page: &str, key: &str, items: &mut Vec<String>) -> std::result::Result<Option<String>, String> {
+    use serde_json::value::RawValue;
+    let fields: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(page).map_err(|e| format!("with an invalid page ({e})"))?;
+    let list = fields.get(key).ok_or_else(|| format!("without a \"{key}\" array"))?;
+    let list: Vec<&RawValue> = serde_json::from_str(list.get()).map_err(|_| format!("without a \"{key}\" array"))?;
+    items.extend(list.into_iter().map(|item| item.get().to_string()));
+    Ok(fields.get("nextCursor").and_then(|c| serde_json::from_str::<String>(c.get()).ok()))
 }
 
 /// Whether the server advertises a capability (true when unknown).

@@ -62,11 +62,29 @@ pub fn shape_call_result(server: &str, result: Value) -> Value {
     json!({ "kind": "raw", "result": result })
 }
 
-/// `shape_call_result` over a result's raw JSON text, as JSON text.
+/// `shape_call_result` over a result's raw JSON text, as JSON text. A plain result (no error,
+/// no structured content) — the common case — is passed through without being parsed into a tree.
 pub fn shape_call_result_text(server: &str, raw: &str) -> String {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(result) => shape_call_result(server, result).to_string(),
-        Err(_) => json!({ "kind": "raw", "result": Value::Null }).to_string(),
+    #[derive(serde::Deserialize)]
+    struct Shape<'a> {
+        #[serde(rename = "isError", default)]
+        is_error: Option<bool>,
+        #[serde(rename = "structuredContent", borrow, default)]
+        structured: Option<&'a serde_json::value::RawValue>,
+    }
+    match serde_json::from_str::<Shape<'_>>(raw) {
+        // (`structuredContent: null` reads as None here but counts as present: it takes the tree path.)
+        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") => {
+            let mut out = String::with_capacity(raw.len() + 24);
+            out.push_str("{\"kind\":\"raw\",\"result\":");
+            out.push_str(raw);
+            out.push('}');
+            out
+        }
+        _ => match serde_json::from_str::<Value>(raw) {
+            Ok(result) => shape_call_result(server, result).to_string(),
+            Err(_) => json!({ "kind": "raw", "result": Value::Null }).to_string(),
+        },
     }
 }
 
@@ -96,6 +114,29 @@ pub fn tool_call_params(name: &str, args_json: &str, meta_json: Option<&str>) ->
     }
     out.push('}');
     Ok(out)
+}
+
+/// `describe_tool` over a tool's JSON text, as JSON text: the tool itself is copied through
+/// untouched; only its `_meta` is read.
+pub fn describe_tool_raw(server: &str, tool: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct MetaOnly {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Value>,
+    }
+    let meta = serde_json::from_str::<MetaOnly>(tool).ok().and_then(|m| m.meta).filter(|m| !m.is_null());
+    let mut out = String::with_capacity(tool.len() + 16);
+    out.push_str("{\"tool\":");
+    out.push_str(tool);
+    if let Some(m) = &meta {
+        out.push_str(",\"stampedMeta\":");
+        out.push_str(&stamp_server_id(m, server).to_string());
+        if let Some(strict) = strict_flag(Some(m)) {
+            out.push_str(if strict { ",\"strict\":true" } else { ",\"strict\":false" });
+        }
+    }
+    out.push('}');
+    out
 }
 
 /// A `tools/list` entry plus what the face needs to build a Mastra tool from it.
@@ -135,6 +176,32 @@ mod tests {
         assert_eq!(shaped["kind"], "structured");
         assert_eq!(shaped["value"], json!({"a": 1}));
         assert_eq!(shaped["meta"]["ui"]["serverId"], "srv");
+    }
+
+    #[test]
+    fn raw_tool_descriptions_match_the_tree_ones() {
+        for tool in [
+            json!({"name": "a", "inputSchema": {"type": "object"}}),
+            json!({"name": "b", "inputSchema": {}, "_meta": {"ui": {"resourceUri": "ui://x"}, "mastra": {"strict": true}}}),
+            json!({"name": "c", "inputSchema": {}, "_meta": {"other": 1}}),
+        ] {
+            let raw: Value = serde_json::from_str(&describe_tool_raw("srv", &tool.to_string())).expect("valid JSON");
+            assert_eq!(raw, describe_tool("srv", &tool));
+        }
+    }
+
+    #[test]
+    fn text_shaping_matches_tree_shaping() {
+        for result in [
+            json!({"content": [{"type": "text", "text": "hi"}]}),
+            json!({"content": [], "isError": false}),
+            json!({"isError": true, "content": [{"type": "text", "text": "boom"}]}),
+            json!({"content": [], "structuredContent": {"a": 1}, "_meta": {"ui": {"resourceUri": "ui://x"}}}),
+            json!({"content": [], "structuredContent": null}),
+        ] {
+            let text: Value = serde_json::from_str(&shape_call_result_text("srv", &result.to_string())).expect("valid JSON");
+            assert_eq!(text, shape_call_result("srv", result));
+        }
     }
 
     #[test]

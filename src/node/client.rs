@@ -106,13 +106,37 @@ async fn session_info(conn: &Connection) -> crate::core::error::Result<Value> {
     }))
 }
 
-async fn tools_of(conn: Arc<Connection>) -> crate::core::error::Result<Value> {
+/// One server's tool listing as JSON text: session info, cache epoch and the described tools.
+async fn tools_of(conn: Arc<Connection>) -> crate::core::error::Result<String> {
     let (epoch, tools) = conn.tools().await?;
-    let mut info = session_info(&conn).await?;
-    let described: Vec<Value> = tools.iter().map(|t| describe_tool_entry(conn.name(), t)).collect();
-    info["epoch"] = json!(epoch);
-    info["tools"] = Value::Array(described);
-    Ok(info)
+    let info = session_info(&conn).await?.to_string();
+    let mut out = String::with_capacity(info.len() + tools.len() + 32);
+    out.push_str(info.strip_suffix('}').unwrap_or("{"));
+    if out.len() > 1 {
+        out.push(',');
+    }
+    out.push_str(&format!("\"epoch\":{epoch},\"tools\":"));
+    out.push_str(&tools);
+    out.push('}');
+    Ok(out)
+}
+
+/// Fan-out outcomes whose values are JSON text, as the JSON text of the outcome array.
+fn outcomes_to_text(outcomes: Vec<ServerOutcome<String>>) -> String {
+    let mut out = String::from("[");
+    for (i, o) in outcomes.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let server = Value::String(o.server).to_string();
+        let duration = json!(o.duration_ms);
+        match o.result {
+            Ok(value) => out.push_str(&format!("{{\"server\":{server},\"ok\":true,\"durationMs\":{duration},\"value\":{value}}}")),
+            Err(e) => out.push_str(&format!("{{\"server\":{server},\"ok\":false,\"durationMs\":{duration},\"error\":{}}}", e.to_json())),
+        }
+    }
+    out.push(']');
+    out
 }
 
 #[napi]
@@ -208,7 +232,7 @@ impl NativeClient {
             }
             None => registry.fan_out(opt_ms(per_server_timeout_ms), tools_of).await,
         };
-        Ok(outcomes_to_json(outcomes, |_, v| v).to_string())
+        Ok(outcomes_to_text(outcomes))
     }
 
     /// For each server, the epoch of its cached tool list when that list is still current and

@@ -22,7 +22,8 @@ use crate::core::handler::HandlerShared;
 
 /// Longest line accepted from a server (a tool result is one line). Longer ones are skipped.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
-const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// Small on purpose: tokio zero-fills it, so each server would keep a larger one resident.
+const READ_BUFFER_BYTES: usize = 8 * 1024;
 /// Bound on flushing and closing stdin (a server that does not read can hold a write forever).
 const STDIN_CLOSE_BOUND: std::time::Duration = std::time::Duration::from_millis(500);
 
