@@ -3,11 +3,15 @@
 // copy of core's classes that a CommonJS app uses.
 const { createFace } = require('./lib/face.cjs');
 
+let coreError;
 function tryRequire(id) {
   try {
     return require(id);
   } catch (e) {
-    if (e && (e.code === 'MODULE_NOT_FOUND' || e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED')) return undefined;
+    if (e && (e.code === 'MODULE_NOT_FOUND' || e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED')) {
+      coreError ??= e;
+      return undefined;
+    }
     throw e;
   }
 }
@@ -22,6 +26,7 @@ module.exports = createFace({
   ErrorDomain: error?.ErrorDomain,
   ErrorCategory: error?.ErrorCategory,
   MCPServerBase: mcp?.MCPServerBase,
+  coreError: base ? undefined : coreError,
   loadTools: base
     ? async () => {
         const tools = require('@mastra/core/tools');

@@ -1,15 +1,19 @@
 // ESM entry: loads @mastra/core through import, so tools are instances of the ESM copy of core's
 // classes that an ESM app uses (the dual-package hazard). The heavy tools module loads lazily.
-import { createRequire } from 'node:module';
+// A static import (not createRequire) so bundlers such as `mastra build` can trace ./lib and the binary.
+import faceModule from './lib/face.cjs';
 
-const require = createRequire(import.meta.url);
-const { createFace } = require('./lib/face.cjs');
+const { createFace } = faceModule;
+let coreError;
 
 async function tryImport(id) {
   try {
     return await import(id);
   } catch (e) {
-    if (e && (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND' || e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED')) return undefined;
+    if (e && (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND' || e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED')) {
+      coreError ??= e;
+      return undefined;
+    }
     throw e;
   }
 }
@@ -26,6 +30,7 @@ const face = createFace({
   ErrorDomain: error?.ErrorDomain,
   ErrorCategory: error?.ErrorCategory,
   MCPServerBase: mcp?.MCPServerBase,
+  coreError: base ? undefined : coreError,
   loadTools: base
     ? async () => {
         const [tools, schema] = await Promise.all([import('@mastra/core/tools'), tryImport('@mastra/core/schema')]);

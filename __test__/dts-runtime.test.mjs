@@ -92,6 +92,19 @@ const factories = {
       onRedirectToAuthorization: () => {},
     }),
   UnauthorizedError: (m) => new m.UnauthorizedError('unauthorized'),
+  // Every optional field set, so that each declared member can be checked.
+  MCPConfigError: (m) =>
+    new m.MCPConfigError({
+      message: 'mcp.json:3:7: server "a": env.TOKEN: ${input:token} has no value',
+      code: 'MISSING_INPUT',
+      file: 'mcp.json',
+      server: 'a',
+      field: 'env.TOKEN',
+      line: 3,
+      column: 7,
+      input: 'token',
+      envVar: 'MCP_INPUT_TOKEN',
+    }),
 };
 
 const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';

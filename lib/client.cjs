@@ -2,7 +2,7 @@
 // MCPClient: the public class. It adapts the native client to Mastra's object model (MastraBase,
 // Tools, MastraError, handlers); connections, transports and protocol live in Rust.
 const { PassThrough } = require('node:stream');
-const { NativeClient, describeTool } = require('../binding.js');
+const { NativeClient, describeTool } = require('./native.cjs');
 const { fromNative, nativeCall, errorDetailsOf, toPlainError } = require('./errors.cjs');
 const { instances, DUPLICATE_MESSAGE, idForServers, deepEqual } = require('./instance-cache.cjs');
 const { toWireServers } = require('./wire-config.cjs');

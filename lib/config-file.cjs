@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { fileURLToPath } = require('node:url');
-const { parseMcpConfig } = require('../binding.js');
+const { parseMcpConfig } = require('./native.cjs');
 
 /** A config file or object that cannot be used; `message` is one line naming file, server, field. */
 class MCPConfigError extends Error {

@@ -3,11 +3,23 @@
 // installed (tools are then plain objects of the same shape). Each entry (index.js / index.mjs)
 // loads core through its own module system, so tools are `instanceof` the app's own `Tool`.
 
+// Why @mastra/core could not be loaded (set by withFallbacks); said once per process through the logger.
+let missingCore;
+let missingCoreSaid = false;
+
 class FallbackMastraBase {
   constructor({ component, name } = {}) {
     this.component = component ?? 'LLM';
     this.name = name;
     this.logger = fallbackLogger();
+    if (missingCore && !missingCoreSaid) {
+      missingCoreSaid = true;
+      this.logger.warn(
+        `mastra-mcp-native: @mastra/core could not be loaded (${missingCore}), so tools are plain objects, not Mastra Tool instances. ` +
+          'Install @mastra/core next to mastra-mcp-native; with `mastra build` and a bundler.externals list, list @mastra/core ' +
+          "there too: externals: ['@mastra/mcp', '@mastra/core'].",
+      );
+    }
   }
   __setLogger(logger) {
     this.logger = logger;
@@ -19,7 +31,7 @@ function fallbackLogger() {
   return {
     debug: noop,
     info: noop,
-    warn: noop,
+    warn: (...args) => console.warn(...args),
     error: (...args) => console.error(...args),
     trackException: noop,
   };
@@ -56,6 +68,7 @@ class FallbackMCPServerBase {
 
 /** Fills the holes of a partially loaded core with stand-ins. */
 function withFallbacks(core = {}) {
+  if (!core.MastraBase) missingCore = String(core.coreError?.message ?? 'not installed').split('\n')[0];
   return {
     MastraBase: core.MastraBase ?? FallbackMastraBase,
     MastraError: core.MastraError ?? FallbackMastraError,

@@ -3,7 +3,7 @@
 // results. Each is one call into a step of the Rust OAuth engine; a custom `fetch` goes
 // through the fetch bridge, the provider through the provider-operation port. Synchronous
 // helpers stay synchronous.
-const { oauthStep, oauthHelper } = require('../binding.js');
+const { oauthStep, oauthHelper } = require('./native.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
 const { callProvider, applyClientAuthentication } = require('./oauth-provider-ops.cjs');
 const { OAuthError, fromNativeStep, fromStepError } = require('./oauth-errors.cjs');

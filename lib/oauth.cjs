@@ -4,7 +4,7 @@
 // server. The OAuth protocol itself (discovery, registration, PKCE, exchange, refresh, the
 // callback server) runs in the Rust core.
 const { randomUUID } = require('node:crypto');
-const { NativeCallbackServer, getCallbackUrlCandidates: nativeCandidates } = require('../binding.js');
+const { NativeCallbackServer, getCallbackUrlCandidates: nativeCandidates } = require('./native.cjs');
 
 class UnauthorizedError extends Error {
   constructor(message = 'Unauthorized') {

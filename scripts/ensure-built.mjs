@@ -25,10 +25,9 @@ export function ensureBuilt() {
   const stale =
     !addon ||
     builtWith !== profile ||
-    !existsSync(join(root, 'binding.js')) ||
     Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'Cargo.toml')).mtimeMs) > statSync(join(root, addon)).mtimeMs;
   if (!stale) return;
-  const args = ['napi', 'build', '--platform', '--profile', profile, '--js', 'binding.js', '--dts', 'binding.d.ts'];
+  const args = ['napi', 'build', '--platform', '--profile', profile, '--no-js', '--dts', 'binding.d.ts'];
   console.log(`$ npx ${args.join(' ')}`);
   const r = spawnSync('npx', args, { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
