@@ -841,10 +841,10 @@ export type BaseServerOptions = {
   roots?: Root[];
   /**
    * Opt-in protocol version negotiation. Omitted: legacy handshake.
-   * `'auto'`: probe and prefer `2026-07-28`, falling back to legacy.
-   * `'2026-07-28'`: require that revision.
+   * `'auto'`: probe and prefer `2026-07-28`, falling back to legacy (remembered per server).
+   * `'2026-07-28'`: require that revision. A handshake revision pins that revision.
    */
-  protocolVersion?: 'auto' | '2026-07-28';
+  protocolVersion?: 'auto' | '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26' | '2024-11-05';
 };
 
 /** A server launched as a child process speaking MCP over stdio. */

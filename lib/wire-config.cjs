@@ -31,6 +31,7 @@ function toWireDefinition(def) {
     enableServerLogs: def.enableServerLogs,
     capabilities: def.capabilities,
     roots: def.roots,
+    protocolVersion: def.protocolVersion,
     allowedHosts: def.allowedHosts,
     customFetch: typeof def.fetch === 'function' || typeof def.eventSourceInit?.fetch === 'function' || undefined,
     oauth: def.authProvider ? true : undefined,

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { ensureBuilt } from './ensure-built.mjs';
+import { pythonWithMcp } from './python-venv.mjs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -18,6 +19,9 @@ if (process.env.MCP_NATIVE_NO_CARGO !== '1') {
   ensureBuilt();
   run('cargo', ['test', '--no-default-features', '--quiet'], { CARGO_TARGET_DIR: join(root, 'target', 'core-tests') });
 }
+
+// The era suite runs a server on the official Python MCP SDK: a pinned venv under target/.
+pythonWithMcp();
 
 const tests = readdirSync(join(root, '__test__'))
   .filter((f) => f.endsWith('.test.mjs'))

@@ -60,6 +60,10 @@ fn shared() -> Arc<HandlerShared> {
         instructions: Mutex::new(None),
         tools_epoch: AtomicU64::new(0),
         progress_aliases: Mutex::new(HashMap::new()),
+        pinned_version: None,
+        legacy_era: std::sync::atomic::AtomicBool::new(false),
+        modern_era: std::sync::atomic::AtomicBool::new(false),
+        task_updates: tokio::sync::watch::channel(0).0,
     })
 }
 

@@ -67,6 +67,9 @@ pub struct ServerConfig {
     pub capabilities: Map<String, Value>,
     /// Roots answered to `roots/list`.
     pub roots: Vec<Value>,
+    /// `protocolVersion`: pins the protocol revision (`2026-07-28`, or a revision reached
+    /// with the `initialize` handshake). Unset: 2026-07-28 where the server supports it.
+    pub protocol_version: Option<String>,
 }
 
 impl ServerConfig {
@@ -83,6 +86,17 @@ impl ServerConfig {
             ))
         };
         let timeout_ms = obj.get("timeout").and_then(positive_ms);
+        let protocol_version = obj.get("protocolVersion").filter(|v| !v.is_null());
+        let spec = match protocol_version {
+            Some(v) if !v.as_str().is_some_and(valid_protocol_version) => Err(McpError::invalid_config(
+                name,
+                format!(
+                    "Server \"{name}\": protocolVersion must be 'auto', '2026-07-28' or a handshake revision \
+                     ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'); got {v}"
+                ),
+            )),
+            _ => spec,
+        };
         ServerConfig {
             name: name.to_string(),
             spec,
@@ -106,6 +120,7 @@ impl ServerConfig {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
+            protocol_version: obj.get("protocolVersion").and_then(Value::as_str).map(str::to_string),
         }
     }
 
@@ -113,6 +128,11 @@ impl ServerConfig {
     pub fn spec(&self) -> Result<&ServerSpec> {
         self.spec.as_ref().map_err(Clone::clone)
     }
+}
+
+/// `protocolVersion`: `'auto'`, the stateless revision, or a revision of the handshake.
+fn valid_protocol_version(v: &str) -> bool {
+    matches!(v, "auto" | "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05")
 }
 
 fn positive_ms(v: &Value) -> Option<u64> {

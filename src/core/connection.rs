@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
-use rmcp::model::{ClientNotification, ClientRequest, RequestMetaObject};
+use rmcp::model::{ClientNotification, ClientRequest, CustomRequest, RequestMetaObject};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::Peer;
 use serde_json::{json, Value};
@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::ServerConfig;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
-use super::handler::{Handler, HandlerShared};
+use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use super::net::NetError;
 use super::transport::streamable::FetchContext;
 use rmcp::model::GetExtensions;
@@ -47,6 +47,10 @@ pub struct Live {
     http_session: Option<Arc<Mutex<Option<String>>>>,
     /// The request lane of a pipe (stdio) session: requests bypass rmcp's service loop.
     lane: Option<Arc<Lane>>,
+    /// A 2026-07-28 session (no handshake): notifications come through `subscriptions/listen`.
+    modern: bool,
+    /// Stops the session's `subscriptions/listen` (2026-07-28 sessions).
+    listener: Mutex<Option<CancellationToken>>,
 }
 
 impl Live {
@@ -59,7 +63,21 @@ impl Live {
         self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
     }
 
+    /// (Re)opens the session's `subscriptions/listen` with the given resource subscriptions.
+    fn listen(&self, shared: &Arc<HandlerShared>, resources: Vec<String>) {
+        let stop = CancellationToken::new();
+        if let Ok(mut listener) = self.listener.lock() {
+            if let Some(old) = listener.replace(stop.clone()) {
+                old.cancel();
+            }
+        }
+        super::listen::start(self.peer.clone(), shared.clone(), resources, stop);
+    }
+
     async fn close(&self) {
+        if let Some(stop) = self.listener.lock().ok().and_then(|mut l| l.take()) {
+            stop.cancel();
+        }
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close_with_timeout(CLOSE_TIMEOUT).await;
         }
@@ -75,7 +93,7 @@ enum State {
 }
 
 /// Per-request options.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct RequestOptions {
     pub timeout_ms: Option<u64>,
     pub meta: Option<Value>,
@@ -86,6 +104,9 @@ pub struct RequestOptions {
     pub progress_token: Option<Value>,
     /// Id of the user operation (for a custom `fetch`'s request context).
     pub context: Option<u32>,
+    /// Send `params` exactly as given: rmcp's typed requests drop fields they do not model
+    /// (the 2025-11-25 `task` of a `tools/call`) and have no `tasks/result`.
+    pub verbatim: bool,
 }
 
 /// Why a request failed: whether it provably never reached the server matters for retries.
@@ -112,6 +133,11 @@ pub struct Connection {
     /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
     generation: AtomicU64,
     tools_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// Tools of the cached list that may run as tasks (`execution.taskSupport`), by name; also
+    /// those the server refused a plain call for. Empty for most servers: calls do not look further.
+    task_tools: Mutex<HashMap<String, super::tasks::TaskSupport>>,
+    /// Resources subscribed to in a 2026-07-28 session (kept across reconnects).
+    resource_subs: Mutex<Vec<String>>,
 }
 
 impl Connection {
@@ -134,6 +160,10 @@ impl Connection {
             instructions: Mutex::new(None),
             tools_epoch: AtomicU64::new(0),
             progress_aliases: Mutex::new(HashMap::new()),
+            task_updates: tokio::sync::watch::channel(0).0,
+            pinned_version: config.protocol_version.clone(),
+            legacy_era: AtomicBool::new(false),
+            modern_era: AtomicBool::new(false),
         });
         Connection {
             config,
@@ -143,6 +173,8 @@ impl Connection {
             state: tokio::sync::Mutex::new(State::Idle),
             generation: AtomicU64::new(0),
             tools_cache: Mutex::new(None),
+            task_tools: Mutex::new(HashMap::new()),
+            resource_subs: Mutex::new(Vec::new()),
         }
     }
 
@@ -252,6 +284,9 @@ impl Connection {
                         *snapshot = live.instructions.clone();
                     }
                     *state = State::Ready(live.clone());
+                    if live.modern {
+                        live.listen(&self.shared, self.resource_subscriptions());
+                    }
                 }
                 Ok(live)
             }
@@ -304,14 +339,17 @@ impl Connection {
         if let Some(lane) = live.lane.clone() {
             return self.send_on_lane(&lane, method, params, options).await;
         }
-        let mut request: ClientRequest = serde_json::from_value(json!({ "method": method, "params": params }))
-            .map_err(|e| {
+        let mut request: ClientRequest = if options.verbatim {
+            ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)))
+        } else {
+            serde_json::from_value(json!({ "method": method, "params": params })).map_err(|e| {
                 RequestFailure::Failed(McpError::new(
                     ErrorKind::InvalidState,
                     name,
                     format!("Invalid {method} request: {e}"),
                 ))
-            })?;
+            })?
+        };
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
@@ -399,16 +437,31 @@ impl Connection {
         outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
     }
 
-    /// Sends a request. If it provably never reached the server (the session was already gone),
-    /// reconnects and sends it once more; a request that may have been delivered is never resent.
+    /// Sends a request, answering the server's input requests (2026-07-28 `input_required`
+    /// results) and sending it again with the answers, as often as the server asks (bounded).
     pub async fn request(&self, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
-        let raw = self.request_raw(method, params, options).await?;
-        serde_json::from_str(&raw).map_err(|e| {
-            McpError::new(ErrorKind::InvalidResponse, self.name(), format!("{method} failed on server {}: invalid result ({e})", self.name()))
-        })
+        let mut params = params;
+        for _ in 0..super::input::MAX_ROUNDS {
+            let raw = self.request_raw(method, params.clone(), options.clone()).await?;
+            let result: Value = serde_json::from_str(&raw).map_err(|e| {
+                McpError::new(ErrorKind::InvalidResponse, self.name(), format!("{method} failed on server {}: invalid result ({e})", self.name()))
+            })?;
+            let Some(input) = super::input::InputRequired::parse(&result) else { return Ok(result) };
+            let responses = super::input::answer(&self.shared, &input)
+                .await
+                .map_err(|message| McpError::new(ErrorKind::InvalidState, self.name(), message))?;
+            params = input.retry_params(params, responses);
+        }
+        Err(McpError::new(
+            ErrorKind::InvalidResponse,
+            self.name(),
+            format!("Server {} asked for input more than {} times ({method})", self.name(), super::input::MAX_ROUNDS),
+        ))
     }
 
-    /// `request`, returning the result's JSON text.
+    /// `request` once, returning the result's JSON text. If it provably never reached the
+    /// server (the session was already gone), reconnects and sends it once more; a request that
+    /// may have been delivered is never resent.
     pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
         match self.send_once(method, params.clone(), &options).await {
             Ok(v) => Ok(v),
@@ -502,6 +555,19 @@ impl Connection {
         }
         described.push(']');
         let tools = Arc::new(described);
+        let tasks: HashMap<String, super::tasks::TaskSupport> = raw
+            .iter()
+            .filter(|t| t.contains("taskSupport"))
+            .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+            .filter_map(|t| {
+                let support = super::tasks::TaskSupport::of(&t);
+                let name = t.get("name")?.as_str()?.to_string();
+                (support != super::tasks::TaskSupport::Forbidden).then_some((name, support))
+            })
+            .collect();
+        if let Ok(mut known) = self.task_tools.lock() {
+            *known = tasks;
+        }
         if let Ok(mut cache) = self.tools_cache.lock() {
             *cache = Some((epoch, tools.clone()));
         }
@@ -514,6 +580,73 @@ impl Connection {
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         let cache = self.tools_cache.lock().ok()?;
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+    }
+
+    fn resource_subscriptions(&self) -> Vec<String> {
+        self.resource_subs.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// `resources/subscribe`; in a 2026-07-28 session, the resource joins the session's
+    /// `subscriptions/listen` instead (which is reopened).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<Value> {
+        let live = self.ensure_connected().await?;
+        if !live.modern {
+            return self.request("resources/subscribe", json!({ "uri": uri }), RequestOptions::default()).await;
+        }
+        let resources = {
+            let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
+            if !subs.iter().any(|u| u == uri) {
+                subs.push(uri.to_string());
+            }
+            subs.clone()
+        };
+        live.listen(&self.shared, resources);
+        Ok(json!({}))
+    }
+
+    /// `resources/unsubscribe`, or leaving the 2026-07-28 `subscriptions/listen`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<Value> {
+        let live = self.ensure_connected().await?;
+        if !live.modern {
+            return self.request("resources/unsubscribe", json!({ "uri": uri }), RequestOptions::default()).await;
+        }
+        let resources = {
+            let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
+            subs.retain(|u| u != uri);
+            subs.clone()
+        };
+        live.listen(&self.shared, resources);
+        Ok(json!({}))
+    }
+
+    /// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
+    pub fn tool_task_support(&self, name: &str) -> Option<super::tasks::TaskSupport> {
+        use super::tasks::TaskSupport;
+        let listed = self.tools_cache.lock().ok().is_some_and(|c| c.is_some());
+        let known = self.task_tools.lock().ok().and_then(|t| t.get(name).copied());
+        match known {
+            Some(support) => Some(support),
+            None if listed => Some(TaskSupport::Forbidden),
+            None => None,
+        }
+    }
+
+    /// Whether any tool of this server may run as a task.
+    pub fn has_task_tools(&self) -> bool {
+        self.task_tools.lock().is_ok_and(|t| !t.is_empty())
+    }
+
+    /// Records that a tool requires task augmentation (the server said so when called plainly;
+    /// rmcp's typed tool list, used over HTTP, drops `execution`).
+    pub fn mark_task_tool(&self, name: &str) {
+        if let Ok(mut known) = self.task_tools.lock() {
+            known.insert(name.to_string(), super::tasks::TaskSupport::Required);
+        }
+    }
+
+    /// State shared with this server's handlers (events, task status wake-ups).
+    pub(crate) fn shared(&self) -> &Arc<HandlerShared> {
+        &self.shared
     }
 
     /// Instructions of the last initialized session, without waiting (`None` after `disconnect()`).
@@ -663,15 +796,26 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
     let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
+    let modern = info.as_ref().map(|i| i.protocol_version.to_string()).as_deref() == Some(MODERN_PROTOCOL_VERSION);
     let live = Live {
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         http_session: opened.http_session,
-        lane: opened.lane,
+        // The lane writes requests itself; a 2026-07-28 request must carry the client's
+        // `_meta` (version, info, capabilities), which rmcp's peer adds: no lane there.
+        lane: opened.lane.filter(|_| !modern),
+        modern,
+        listener: Mutex::new(None),
         peer,
         service: tokio::sync::Mutex::new(Some(opened.service)),
     };
+    // Remembered: the next connect to this server starts the way this one ended.
+    if modern {
+        shared.modern_era.store(true, Ordering::SeqCst);
+    } else {
+        shared.legacy_era.store(true, Ordering::SeqCst);
+    }
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
     Ok(Arc::new(live))
 }

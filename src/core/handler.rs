@@ -18,8 +18,10 @@ use serde_json::{json, Map, Value};
 
 use super::events::{ElicitationResponder, EventKind, EventSink, ServerEvent};
 
-/// The protocol revision we ask for; servers may answer with an older one.
+/// The protocol revision we ask for with the `initialize` handshake; servers may answer with an older one.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The stateless revision (no handshake: `server/discover`, per-request `_meta`).
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// State shared between a `Connection` and every rmcp handler it creates.
 pub struct HandlerShared {
@@ -41,10 +43,18 @@ pub struct HandlerShared {
     pub tools_epoch: AtomicU64,
     /// rmcp progress token (as JSON) → the token the user asked for.
     pub progress_aliases: Mutex<HashMap<String, Value>>,
+    /// Bumped on every task status notification: wakes task pollers early.
+    pub task_updates: tokio::sync::watch::Sender<u64>,
+    /// The `protocolVersion` option: a pinned revision.
+    pub pinned_version: Option<String>,
+    /// Set once this server answered with the handshake era: later connects skip discovery.
+    pub legacy_era: AtomicBool,
+    /// Set once this server answered `server/discover`: later connects skip the fallback.
+    pub modern_era: AtomicBool,
 }
 
 impl HandlerShared {
-    fn emit(&self, kind: EventKind, payload: Value) {
+    pub(crate) fn emit(&self, kind: EventKind, payload: Value) {
         self.sink.emit(ServerEvent { server: self.server.clone(), kind, payload });
     }
 
@@ -81,6 +91,9 @@ impl HandlerShared {
             }
             ServerNotification::PromptListChangedNotification(_) => {
                 self.emit(EventKind::PromptListChanged, Value::Null);
+            }
+            ServerNotification::CustomNotification(n) if n.method == super::tasks::STATUS_NOTIFICATION => {
+                self.task_updates.send_modify(|n| *n = n.wrapping_add(1));
             }
             _ => {}
         }
@@ -143,8 +156,13 @@ fn to_json<T: serde::Serialize>(v: &T) -> Value {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // A pinned handshake revision is asked for as is.
+        let version = match self.shared.pinned_version.as_deref() {
+            Some(v) if v != MODERN_PROTOCOL_VERSION && v.starts_with(|c: char| c.is_ascii_digit()) => v,
+            _ => PROTOCOL_VERSION,
+        };
         let info = json!({
-            "protocolVersion": PROTOCOL_VERSION,
+            "protocolVersion": version,
             "capabilities": self.shared.capabilities(),
             "clientInfo": { "name": self.shared.server, "version": "1.0.0" },
         });

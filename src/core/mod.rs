@@ -8,11 +8,14 @@ pub mod env;
 pub mod error;
 pub mod events;
 pub mod handler;
+mod input;
+mod listen;
 pub mod mcp_json;
 pub mod net;
 mod open;
 pub mod registry;
 pub mod results;
+pub mod tasks;
 pub mod transport;
 
 pub use config::{ServerConfig, ServerSpec};

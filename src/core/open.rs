@@ -13,7 +13,10 @@ use tokio::io::AsyncReadExt;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
-use super::handler::{Handler, HandlerShared};
+use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
+use rmcp::model::ProtocolVersion;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
+use std::sync::atomic::Ordering;
 use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
@@ -54,22 +57,15 @@ pub async fn open_session(
     let handler = Handler { shared: shared.clone() };
     match spec {
         ServerSpec::Stdio(spec) => {
-            let spawned = stdio::spawn(&name, &spec)?;
-            if let Some(stderr) = spawned.stderr {
-                forward_stderr(shared.clone(), stderr);
-            }
-            #[cfg(unix)]
-            let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
-            let writer = PipeWriter::start(
-                spawned.stdin,
-                #[cfg(unix)]
-                stdin_fd,
-            );
-            let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group));
-            let lane = transport.lane();
             let budget = Budget::new(request_timeout_ms);
-            let service = handshake(&name, handler, transport, request_timeout_ms, &budget).await.map_err(|f| f.error)?;
-            Ok(Opened { service, http_session: None, lane: Some(lane) })
+            let before = lifecycle(&shared);
+            match open_stdio(&name, &spec, handler.clone(), shared.clone(), request_timeout_ms, &budget).await {
+                Err(first) if era_learned(&before, &shared) => {
+                    shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
+                    open_stdio(&name, &spec, handler, shared, request_timeout_ms, &budget).await
+                }
+                other => other,
+            }
         }
         ServerSpec::Http(spec) => {
             let remote = remote.ok_or_else(|| McpError::invalid_config(&name, "internal: no HTTP client for a url server"))?;
@@ -98,6 +94,25 @@ pub async fn open_session(
     }
 }
 
+/// Spawns a stdio server and starts its session.
+async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handler, shared: Arc<HandlerShared>, request_timeout_ms: u64, budget: &Budget) -> Result<Opened> {
+    let spawned = stdio::spawn(name, spec)?;
+    if let Some(stderr) = spawned.stderr {
+        forward_stderr(shared.clone(), stderr);
+    }
+    #[cfg(unix)]
+    let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
+    let writer = PipeWriter::start(
+        spawned.stdin,
+        #[cfg(unix)]
+        stdin_fd,
+    );
+    let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group));
+    let lane = transport.lane();
+    let service = handshake(name, handler, transport, request_timeout_ms, budget).await.map_err(|f| f.error)?;
+    Ok(Opened { service, http_session: None, lane: Some(lane) })
+}
+
 /// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
 /// server is marked `needs-auth`, and the connect fails with an `UnauthorizedError`.
 async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failure) -> McpError {
@@ -124,26 +139,24 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         return open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await;
     }
     let session = Arc::new(Mutex::new(None));
-    let http = McpHttp { net: net.clone(), session: session.clone() };
-    let shared = handler.shared.clone();
-    let attempt = match &remote.oauth {
-        Some(oauth) => {
-            let client = oauth.authorize(http).await.map_err(|e| Failure {
-                error: McpError::new(ErrorKind::AuthFailed, name, e).in_connect(),
-                falls_back: false,
-                auth: None,
-            })?;
-            let transport = streamable::transport(&spec.url, client);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, &budget).await
+    let before = lifecycle(&handler.shared);
+    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
+    if let Err(first) = &attempt {
+        // A server of the handshake era refuses `server/discover` before `initialize` with an
+        // HTTP 400 (no session yet): it is remembered as such, and the handshake follows.
+        if first.error.http_status == Some(400) && matches!(before, ClientLifecycleMode::Auto { .. }) {
+            handler.shared.legacy_era.store(true, Ordering::SeqCst);
         }
-        None => {
-            let transport = streamable::transport(&spec.url, http);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, &budget).await
+        if era_learned(&before, &handler.shared) {
+            handler.shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting again", first.error.message));
+            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
         }
-    };
+    }
+    let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
         Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None }),
-        Err(first) if first.falls_back => {
+        // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
+        Err(first) if first.falls_back && !pinned_modern => {
             handler.shared.diagnostic(
                 "debug",
                 format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
@@ -163,6 +176,35 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         }
         Err(first) => Err(first),
     }
+}
+
+/// One Streamable HTTP connect. The outer error is final (OAuth could not even start).
+async fn open_streamable(
+    name: &str,
+    spec: &HttpSpec,
+    handler: &Handler,
+    oauth: &Option<Arc<OAuthSession>>,
+    net: &NetClient,
+    session: &Arc<Mutex<Option<String>>>,
+    budget: &Budget,
+) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
+    let http = McpHttp { net: net.clone(), session: session.clone() };
+    let shared = handler.shared.clone();
+    Ok(match oauth {
+        Some(oauth) => {
+            let client = oauth.authorize(http).await.map_err(|e| Failure {
+                error: McpError::new(ErrorKind::AuthFailed, name, e).in_connect(),
+                falls_back: false,
+                auth: None,
+            })?;
+            let transport = streamable::transport(&spec.url, client);
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, budget).await
+        }
+        None => {
+            let transport = streamable::transport(&spec.url, http);
+            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, budget).await
+        }
+    })
 }
 
 async fn open_sse(
@@ -252,13 +294,58 @@ where
 {
     let own = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
     let (deadline, reported_ms) = if own < budget.deadline { (own, timeout_ms) } else { (budget.deadline, budget.total_ms.min(timeout_ms)) };
-    match tokio::time::timeout_at(deadline, handler.serve(transport)).await {
+    let lifecycle = lifecycle(&handler.shared);
+    let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    let shared = handler.shared.clone();
+    match tokio::time::timeout_at(deadline, handler.serve_with_lifecycle(transport, lifecycle)).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(classify(name, &e)),
+        Ok(Err(e)) => {
+            if auto {
+                learn_era(&shared, &e);
+            }
+            Err(classify(name, &e))
+        }
         // No answer at all: as with a refused connection, another transport may still work.
         Err(_) => Err(Failure { error: timed_out(name, reported_ms, "initialize"), falls_back: true, auth: None }),
     }
 }
+
+/// What a failed automatic start says about the server's era (the caller then retries once,
+/// on a fresh transport, the way this sets): an answer to `server/discover` that is not a
+/// discover result means the handshake era; a discover answer that came after rmcp's
+/// 10 s probe window (a slow-starting server) means 2026-07-28.
+fn learn_era(shared: &HandlerShared, e: &ClientInitializeError) {
+    match e {
+        ClientInitializeError::ExpectedInitResult(_)
+        | ClientInitializeError::ExpectedInitResponse(_)
+        | ClientInitializeError::UncorrelatedErrorResponse { .. } => shared.legacy_era.store(true, Ordering::SeqCst),
+        ClientInitializeError::ConflictInitResponseId(..) => shared.modern_era.store(true, Ordering::SeqCst),
+        _ => {}
+    }
+}
+
+/// Whether a failed start under `before` taught us the era, so that one more start is worth it.
+fn era_learned(before: &ClientLifecycleMode, shared: &HandlerShared) -> bool {
+    matches!(before, ClientLifecycleMode::Auto { .. }) && !matches!(lifecycle(shared), ClientLifecycleMode::Auto { .. })
+}
+
+/// How a session starts, by the `protocolVersion` option (as in `@mastra/mcp` 1.18):
+/// omitted (or a handshake revision), the `initialize` handshake; `'2026-07-28'`,
+/// `server/discover` only; `'auto'`, `server/discover` first and the handshake when the server
+/// does not know it — straight to whichever this server already answered with.
+pub(crate) fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
+    let modern = || vec![ProtocolVersion::V_2026_07_28];
+    match shared.pinned_version.as_deref() {
+        Some(MODERN_PROTOCOL_VERSION) => ClientLifecycleMode::Discover { preferred_versions: modern() },
+        Some(AUTO) if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
+        Some(AUTO) if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
+        Some(AUTO) => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
+        _ => ClientLifecycleMode::Initialize,
+    }
+}
+
+/// The `protocolVersion` value that negotiates the era.
+pub const AUTO: &str = "auto";
 
 fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
     McpError::new(ErrorKind::Timeout, name, format!("Request timed out after {timeout_ms} ms ({what} on server {name})")).in_connect()

@@ -17,6 +17,7 @@ use crate::core::transport::lane::{Lane, LaneOutcome};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use crate::core::registry::{HostPorts, ServerOutcome};
 use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result, shape_call_result_text, tool_call_params};
+use crate::core::tasks::TaskSupport;
 use crate::core::{Connection, McpError, Registry};
 
 fn to_napi(e: McpError) -> Error {
@@ -306,8 +307,9 @@ impl NativeClient {
             cancel_reason: Some(reason),
             progress_token: options.progress_token,
             context: options.call_id,
+            verbatim: false,
         };
-        let result = conn.request("tools/call", Value::Object(params), request_options).await;
+        let result = crate::core::tasks::call_tool(&conn, params, request_options, false).await;
         if let Some(id) = options.call_id {
             if let Ok(mut pending) = self.pending.lock() {
                 pending.remove(&id);
@@ -324,6 +326,10 @@ impl NativeClient {
     pub fn start_call(&self, server: String, name: String, args_json: String, meta_json: Option<String>, call_id: u32) -> Result<bool> {
         let conn = self.server(&server)?;
         let Some(lane) = conn.ready_lane() else { return Ok(false) };
+        // A task tool takes the async path, which follows the task to its result.
+        if conn.has_task_tools() && conn.tool_task_support(&name) == Some(TaskSupport::Required) {
+            return Ok(false);
+        }
         let params = tool_call_params(&name, &args_json, meta_json.as_deref())
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {name} on server {server}: {e}")))?;
         let id = lane.reserve_id();
@@ -380,13 +386,13 @@ impl NativeClient {
     #[napi]
     pub async fn subscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.request("resources/subscribe", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+        conn.subscribe_resource(&uri).await.map_err(to_napi)
     }
 
     #[napi]
     pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.request("resources/unsubscribe", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+        conn.unsubscribe_resource(&uri).await.map_err(to_napi)
     }
 
     /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.

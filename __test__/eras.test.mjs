@@ -1,0 +1,215 @@
+// One scenario suite over both protocol eras and both stdio and Streamable HTTP:
+// server-everything (2025-11-25, initialize handshake) and a server on the official Python SDK
+// 2.x, which speaks 2026-07-28 (server/discover, per-request _meta) and the handshake alike.
+// `protocolVersion: 'auto'` discovers first and falls back to the handshake; omitted, the
+// handshake is used (as in @mastra/mcp 1.18); a revision pins.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { MCPClient } from '../index.mjs';
+import { startEverythingHttp, waitFor, nodeBin, freePort, fixturePath } from './fixtures/helpers.mjs';
+import { pythonWithMcp } from '../scripts/python-venv.mjs';
+
+const require = createRequire(import.meta.url);
+const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const pyServer = fixturePath('python/server.py');
+let python;
+const started = [];
+
+/** Starts the Python fixture over Streamable HTTP on 127.0.0.1; resolves once it answers. */
+async function startPythonHttp() {
+  const port = await freePort();
+  const child = spawn(python, [pyServer, 'http', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(t);
+  };
+  started.push({ stop });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`python server exited: ${out}`);
+      try {
+        await fetch(url, { method: 'GET' });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { timeoutMs: 30000, intervalMs: 100, message: `python server on ${url}` },
+  );
+  return { url, stop };
+}
+
+const http = {};
+before(async () => {
+  python = pythonWithMcp();
+  [http.everything, http.python] = await Promise.all([startEverythingHttp('streamableHttp'), startPythonHttp()]);
+});
+const clients = [];
+after(async () => {
+  await Promise.all(clients.map((c) => c.disconnect()));
+  await Promise.all([...Object.values(http), ...started].map((s) => s.stop()));
+});
+
+const everything = {
+  echo: 'echo',
+  progress: { tool: 'trigger-long-running-operation', args: { duration: 0.3, steps: 3 } },
+};
+const py = { echo: 'echo', progress: { tool: 'count', args: { steps: 3 } }, instructions: 'Python fixture: be brief.' };
+
+// name → [server definition, expectations, the protocol revision the session must speak]
+const targets = {
+  'server-everything over stdio, auto': [() => ({ command: nodeBin, args: [everythingEntry, 'stdio'], protocolVersion: 'auto' }), everything, '2025-11-25'],
+  'server-everything over Streamable HTTP, auto': [() => ({ url: http.everything.url, protocolVersion: 'auto' }), everything, '2025-11-25'],
+  'python SDK over stdio, auto': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' }), py, '2026-07-28'],
+  'python SDK over Streamable HTTP, auto': [() => ({ url: http.python.url, protocolVersion: 'auto' }), py, '2026-07-28'],
+  'python SDK over Streamable HTTP, protocolVersion omitted': [() => ({ url: http.python.url }), py, '2025-11-25'],
+  'python SDK over Streamable HTTP, pinned 2026-07-28': [() => ({ url: http.python.url, protocolVersion: '2026-07-28' }), py, '2026-07-28'],
+  'python SDK over stdio, pinned 2025-11-25': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2025-11-25' }), py, '2025-11-25'],
+  'python SDK over Streamable HTTP, pinned 2025-11-25': [() => ({ url: http.python.url, protocolVersion: '2025-11-25' }), py, '2025-11-25'],
+  'python SDK over stdio, pinned 2026-07-28': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2026-07-28' }), py, '2026-07-28'],
+};
+
+let nextId = 0;
+for (const [label, [define, expect, era]] of Object.entries(targets)) {
+  test(`eras: ${label} speaks ${era}: tools, progress, resources, prompts, instructions`, async () => {
+    const logs = [];
+    const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { ...define(), logger: (m) => logs.push(m) } } });
+    clients.push(c);
+    const progress = [];
+    await c.progress.onUpdate('s', (p) => progress.push(p));
+
+    const tools = await c.listTools();
+    assert.ok(logs.some((l) => l.message.includes(`Connected (protocol ${era})`)), `negotiated ${era}: ${logs.map((l) => l.message).join(' | ')}`);
+    const echoed = await tools[`s_${expect.echo}`].execute({ message: 'hi' }, {});
+    assert.match(JSON.stringify(echoed), /Echo: hi/);
+
+    const runId = `run-${nextId}`;
+    await tools[`s_${expect.progress.tool}`].execute(expect.progress.args, { runId });
+    await waitFor(() => progress.filter((p) => p.progressToken === runId).length >= 3, { timeoutMs: 10000, message: 'progress updates' });
+
+    const resources = (await c.resources.list()).s;
+    assert.ok(resources.length > 0, 'resources listed');
+    const text = resources.find((r) => r.mimeType === 'text/plain') ?? resources[0];
+    assert.ok((await c.resources.read('s', text.uri)).contents.length > 0, 'resource read');
+
+    const prompts = (await c.prompts.list()).s;
+    const simple = prompts.find((p) => !p.arguments?.some((a) => a.required));
+    assert.ok(simple, 'a prompt without required arguments');
+    const got = await c.prompts.get({ serverName: 's', name: simple.name });
+    assert.ok(got.messages.length > 0, 'prompt messages');
+
+    const instructions = (await c.getServerInstructions()).s;
+    if (expect.instructions) assert.equal(instructions, expect.instructions);
+    else assert.equal(typeof instructions, 'string');
+    // A 2026-07-28 session has no Mcp-Session-Id.
+    if (era === '2026-07-28') assert.equal(c.sessionIds.s, undefined);
+  });
+}
+
+test('eras: a server that answered with the handshake is remembered: the reconnect skips discovery', async () => {
+  const methods = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
+    return fetch(url, init);
+  };
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.everything.url, fetch: fetchSpy, protocolVersion: 'auto' } } });
+  clients.push(c);
+  await c.listTools();
+  await c.reconnectServer('s');
+  await c.listTools();
+  assert.equal(methods.filter((m) => m === 'server/discover').length, 1, methods.join(' '));
+  assert.equal(methods.filter((m) => m === 'initialize').length, 2, methods.join(' '));
+});
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' })],
+  ['Streamable HTTP', () => ({ url: http.python.url, protocolVersion: 'auto' })],
+]) {
+  test(`eras: in a 2026-07-28 session over ${label}, list changes and resource updates arrive through subscriptions/listen`, async () => {
+    const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: define() } });
+    clients.push(c);
+    let toolsChanged = 0;
+    const updates = [];
+    await c.tools.onListChanged('s', () => toolsChanged++);
+    await c.resources.onUpdated('s', (params) => updates.push(params));
+    const tools = await c.listTools();
+    assert.deepEqual(await c.resources.subscribe('s', 'fixture://greeting'), {});
+    // The subscription is (re)opened asynchronously: touch until both arrive.
+    await waitFor(
+      async () => {
+        await tools.s_touch.execute({ uri: 'fixture://greeting' }, {});
+        return toolsChanged > 0 && updates.some((u) => u.uri === 'fixture://greeting');
+      },
+      { timeoutMs: 15000, intervalMs: 200, message: 'tools list_changed and resource update delivered' },
+    );
+    assert.deepEqual(await c.resources.unsubscribe('s', 'fixture://greeting'), {});
+  });
+}
+
+test('eras: protocolVersion omitted sends no server/discover (the handshake, as in @mastra/mcp 1.18)', async () => {
+  const methods = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
+    return fetch(url, init);
+  };
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy } } });
+  clients.push(c);
+  await c.listTools();
+  assert.equal(methods[0], 'initialize', methods.join(' '));
+  assert.ok(!methods.includes('server/discover'), methods.join(' '));
+});
+
+test('eras: pinned 2026-07-28 against a handshake-only server fails naming the server, without the SSE fallback', async () => {
+  const methods = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    methods.push(`${init?.method ?? 'GET'} ${body.match(/"method":"([^"]+)"/)?.[1] ?? ''}`);
+    return fetch(url, init);
+  };
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.everything.url, fetch: fetchSpy, protocolVersion: '2026-07-28' } } });
+  clients.push(c);
+  const { errors } = await c.listToolsWithErrors();
+  assert.match(errors.s, /\bs\b/);
+  assert.ok(!methods.some((m) => m.startsWith('GET')), `no SSE GET: ${methods.join(' | ')}`);
+  assert.ok(!methods.some((m) => m.endsWith(' initialize')), `no handshake: ${methods.join(' | ')}`);
+});
+
+test('eras: an unknown protocolVersion is a configuration error naming the server and the field', async () => {
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, protocolVersion: '2030-01-01' } } });
+  clients.push(c);
+  const { errors } = await c.listToolsWithErrors();
+  assert.match(errors.s, /protocolVersion/);
+  assert.match(errors.s, /"s"|server s|\bs\b/);
+});
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' })],
+  ['Streamable HTTP', () => ({ url: http.python.url, protocolVersion: '2026-07-28' })],
+]) {
+  test(`eras: in a 2026-07-28 session over ${label}, an input_required result is answered by the elicitation handler and the call retried`, async () => {
+    const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: define() } });
+    clients.push(c);
+    const asked = [];
+    await c.elicitation.onRequest('s', async (params) => {
+      asked.push(params);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const tools = await c.listTools();
+    const result = await tools.s_confirm.execute({ question: 'Who are you?' }, {});
+    assert.equal(asked.length, 1, 'one input request');
+    assert.equal(asked[0].message, 'Who are you?');
+    assert.match(JSON.stringify(result), /accept: Ada/);
+  });
+}

@@ -1,0 +1,90 @@
+//! Multi-round-trip requests (MCP 2026-07-28): a server that needs input before it can finish a
+//! request (`tools/call`, `prompts/get`, `resources/read`) answers with
+//! `resultType: "input_required"` and embedded requests. The client answers each — elicitation
+//! through the user's handler, roots from the configuration — and sends the request again with
+//! `inputResponses` and the opaque `requestState`, echoed verbatim.
+
+use serde_json::{json, Map, Value};
+
+use super::handler::HandlerShared;
+
+/// Bound on the rounds of one request.
+pub const MAX_ROUNDS: usize = 16;
+
+/// An `input_required` result: what the server asks, and the state to echo.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequired {
+    pub requests: Map<String, Value>,
+    pub state: Option<Value>,
+}
+
+impl InputRequired {
+    /// `Some` when `result` is an `input_required` result.
+    pub fn parse(result: &Value) -> Option<InputRequired> {
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return None;
+        }
+        Some(InputRequired {
+            requests: result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default(),
+            state: result.get("requestState").filter(|s| !s.is_null()).cloned(),
+        })
+    }
+
+    /// The next round's params: the original ones plus the responses and the echoed state.
+    pub fn retry_params(&self, mut params: Value, responses: Map<String, Value>) -> Value {
+        if let Some(object) = params.as_object_mut() {
+            object.insert("inputResponses".into(), Value::Object(responses));
+            match &self.state {
+                Some(state) => object.insert("requestState".into(), state.clone()),
+                None => object.remove("requestState"),
+            };
+        }
+        params
+    }
+}
+
+/// Answers every embedded request, or says (for the user) why one cannot be answered.
+pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> Result<Map<String, Value>, String> {
+    let server = &shared.server;
+    let mut responses = Map::new();
+    for (key, request) in &input.requests {
+        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        let response = match method {
+            "elicitation/create" => {
+                let Some(responder) = shared.responder.clone() else {
+                    return Err(format!("Server {server} asked for input (elicitation/create) but no elicitation handler is registered"));
+                };
+                responder.respond(server.clone(), params).await?
+            }
+            "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
+            other => return Err(format!("Server {server} asked for input this client does not provide ({other})")),
+        };
+        responses.insert(key.clone(), response);
+    }
+    Ok(responses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_input_required_and_builds_the_retry() {
+        let result = json!({
+            "resultType": "input_required",
+            "inputRequests": { "a": { "method": "elicitation/create", "params": { "message": "who?" } } },
+            "requestState": "opaque.state",
+        });
+        let input = InputRequired::parse(&result).expect("input_required");
+        assert_eq!(input.requests.len(), 1);
+        let mut responses = Map::new();
+        responses.insert("a".into(), json!({ "action": "decline" }));
+        let params = input.retry_params(json!({ "name": "t", "arguments": {} }), responses);
+        assert_eq!(params["requestState"], "opaque.state");
+        assert_eq!(params["inputResponses"]["a"]["action"], "decline");
+        assert_eq!(params["name"], "t");
+        assert_eq!(InputRequired::parse(&json!({ "content": [] })), None);
+        assert_eq!(InputRequired::parse(&json!({ "resultType": "complete" })), None);
+    }
+}
