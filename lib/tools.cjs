@@ -48,7 +48,7 @@ function buildTool(ctx, entry, session) {
     if (signal?.aborted) throw abortError(signal);
     const callId = nextCallId++ >>> 0;
     let onAbort;
-    if (signal) {
+    if (typeof signal?.addEventListener === 'function') {
       onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
       signal.addEventListener('abort', onAbort, { once: true });
     }
