@@ -135,8 +135,17 @@ fn valid_protocol_version(v: &str) -> bool {
     matches!(v, "auto" | "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05")
 }
 
+/// Longest wait we represent (about 34 years): larger timeouts are clamped, so that deadlines
+/// computed from them never overflow.
+pub const MAX_TIMEOUT_MS: u64 = 1 << 40;
+
+/// A positive, finite number of milliseconds, clamped to `MAX_TIMEOUT_MS`.
+pub fn positive_ms_f64(n: f64) -> Option<u64> {
+    (n.is_finite() && n > 0.0).then(|| (n as u64).min(MAX_TIMEOUT_MS))
+}
+
 fn positive_ms(v: &Value) -> Option<u64> {
-    v.as_f64().filter(|n| n.is_finite() && *n > 0.0).map(|n| n as u64)
+    v.as_f64().and_then(positive_ms_f64)
 }
 
 fn parse_spec(name: &str, obj: &Map<String, Value>) -> Result<ServerSpec> {
@@ -324,6 +333,8 @@ mod tests {
         assert!(!s.inherit_default_env);
         assert_eq!(s.stderr, StderrMode::Pipe);
         assert_eq!(cfg.timeout_ms, Some(1500));
+        assert_eq!(positive_ms_f64(1e300), Some(MAX_TIMEOUT_MS));
+        assert_eq!(positive_ms_f64(f64::INFINITY), None);
         assert!(cfg.enable_server_logs);
     }
 

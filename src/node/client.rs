@@ -25,7 +25,7 @@ fn to_napi(e: McpError) -> Error {
 }
 
 fn opt_ms(v: Option<f64>) -> Option<u64> {
-    v.filter(|n| n.is_finite() && *n > 0.0).map(|n| n as u64)
+    v.and_then(crate::core::config::positive_ms_f64)
 }
 
 /// An in-flight call that JS may abort.

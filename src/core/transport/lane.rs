@@ -97,7 +97,11 @@ impl Lane {
             if let Some(why) = &state.closed {
                 return Err(NotSent(why.clone()));
             }
-            let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+            // A timeout too large to represent (e.g. a user's `Infinity`) means: no deadline we can reach.
+            let now = Instant::now();
+            let deadline = now
+                .checked_add(Duration::from_millis(timeout_ms))
+                .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
             state.pending.insert(id, Pending { done, deadline, timeout_ms });
             if state.sweeper_parked {
                 state.sweeper_parked = false;
