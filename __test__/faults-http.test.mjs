@@ -55,17 +55,16 @@ test('faults/http: a burst of 503s fails those calls (named, with the status), t
   });
 });
 
-test('faults/http: a dropped response stream (SSE or JSON) fails that call (named) and the next call works', async () => {
+test('faults/http: a dropped response stream (SSE or JSON) fails that call (named) and the next call works', { timeout: 120000 }, async () => {
   for (const [name, f] of [['sse', fxSse], ['json', fx]]) {
-    await using({ [name]: { url: new URL(f.mcpUrl), timeout: 20000 } }, async (c) => {
+    // A request timeout far beyond the test's own: a "closed" failure proves the drop was noticed, not waited out.
+    await using({ [name]: { url: new URL(f.mcpUrl), timeout: 3_600_000 } }, async (c) => {
       const tools = await c.listTools();
-      const started = Date.now();
       await assert.rejects(tools[`${name}_drop`].execute({}, {}), (e) => {
         assert.match(e.message, new RegExp(`server ${name}`));
         assert.match(e.message, /closed/i);
         return true;
       });
-      assert.ok(Date.now() - started < 10000, 'settled well before the timeout');
       assert.equal((await tools[`${name}_echo`].execute({ message: 'again' }, {})).content[0].text, 'Echo: again');
     });
   }

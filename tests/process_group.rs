@@ -7,16 +7,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mastra_mcp_native::core::config::{ServerConfig, ServerSpec};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use mastra_mcp_native::core::events::NullSink;
 use mastra_mcp_native::core::handler::HandlerShared;
 use mastra_mcp_native::core::transport::pipe::PipeTransport;
-use mastra_mcp_native::core::transport::pipe_writer::PipeWriter;
 use mastra_mcp_native::core::transport::stdio;
-use serde_json::Map;
 use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
 use serde_json::json;
@@ -65,27 +61,7 @@ fn spawn(config: &ServerConfig) -> PipeTransport<tokio::process::ChildStdout> {
         Ok(spawned) => spawned,
         Err(e) => panic!("spawn failed: {e}"),
     };
-    #[cfg(unix)]
-    let fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
-    let writer = PipeWriter::start(spawned.stdin, fd);
-    let shared = Arc::new(HandlerShared {
-        server: "grp".into(),
-        sink: Arc::new(NullSink),
-        responder: None,
-        enable_server_logs: false,
-        elicitation: AtomicBool::new(false),
-        user_capabilities: Map::new(),
-        roots: Mutex::new(Vec::new()),
-        advertise_roots: false,
-        instructions: Mutex::new(None),
-        tools_epoch: AtomicU64::new(0),
-        progress_aliases: Mutex::new(HashMap::new()),
-        pinned_version: None,
-        legacy_era: std::sync::atomic::AtomicBool::new(false),
-        modern_era: std::sync::atomic::AtomicBool::new(false),
-        task_updates: tokio::sync::watch::channel(0).0,
-    });
-    PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group))
+    PipeTransport::over_spawned(spawned, Arc::new(HandlerShared::from_config(config, Arc::new(NullSink), None)))
 }
 
 #[tokio::test]

@@ -2,12 +2,11 @@
 //! JSON-RPC responder): answers, server errors, timeouts, cancellation, a server that closes
 //! its stdout while alive, and the process group ended on shutdown.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mastra_mcp_native::core::config::{StderrMode, StdioSpec};
+use mastra_mcp_native::core::config::{ServerConfig, StderrMode, StdioSpec};
 use mastra_mcp_native::core::events::NullSink;
 use mastra_mcp_native::core::handler::HandlerShared;
 use mastra_mcp_native::core::transport::lane::{Lane, LaneError, LaneOutcome};
@@ -15,7 +14,6 @@ use mastra_mcp_native::core::transport::pipe::PipeTransport;
 use mastra_mcp_native::core::transport::pipe_writer::PipeWriter;
 use mastra_mcp_native::core::transport::stdio;
 use rmcp::transport::Transport;
-use serde_json::Map;
 
 /// Answers `echo` with its params, `fail` with a JSON-RPC error, ignores `hang`, and on
 /// `close_stdout` closes its stdout but stays alive. `spawn_grandchild` starts a sleeping child
@@ -48,23 +46,7 @@ for line in sys.stdin:
 "#;
 
 fn shared() -> Arc<HandlerShared> {
-    Arc::new(HandlerShared {
-        server: "py".into(),
-        sink: Arc::new(NullSink),
-        responder: None,
-        enable_server_logs: false,
-        elicitation: AtomicBool::new(false),
-        user_capabilities: Map::new(),
-        roots: Mutex::new(Vec::new()),
-        advertise_roots: false,
-        instructions: Mutex::new(None),
-        tools_epoch: AtomicU64::new(0),
-        progress_aliases: Mutex::new(HashMap::new()),
-        pinned_version: None,
-        legacy_era: std::sync::atomic::AtomicBool::new(false),
-        modern_era: std::sync::atomic::AtomicBool::new(false),
-        task_updates: tokio::sync::watch::channel(0).0,
-    })
+    Arc::new(HandlerShared::from_config(&ServerConfig::from_json("py", &serde_json::json!({ "command": "unused" })), Arc::new(NullSink), None))
 }
 
 /// Starts the responder and a task that keeps reading (as rmcp's service loop would).
@@ -78,14 +60,8 @@ fn start() -> (Arc<Lane>, Arc<PipeWriter>, tokio::task::JoinHandle<PipeTransport
         stderr: StderrMode::Inherit,
     };
     let spawned = stdio::spawn("py", &spec).expect("python3 starts");
-    #[cfg(unix)]
-    let fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
-    let writer = PipeWriter::start(
-        spawned.stdin,
-        #[cfg(unix)]
-        fd,
-    );
-    let mut transport = PipeTransport::new(spawned.stdout, writer.clone(), shared(), Some(spawned.group));
+    let mut transport = PipeTransport::over_spawned(spawned, shared());
+    let writer = transport.writer();
     let lane = transport.lane();
     let reader = tokio::spawn(async move {
         while transport.receive().await.is_some() {}

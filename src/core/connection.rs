@@ -3,7 +3,7 @@
 //! disconnect. Tool lists are cached and invalidated by `list_changed` and by reconnects.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -148,23 +148,7 @@ impl Connection {
         responder: Option<Arc<dyn ElicitationResponder>>,
         remote: Option<Remote>,
     ) -> Self {
-        let shared = Arc::new(HandlerShared {
-            server: config.name.clone(),
-            sink,
-            responder,
-            enable_server_logs: config.enable_server_logs,
-            elicitation: AtomicBool::new(config.elicitation),
-            user_capabilities: config.capabilities.clone(),
-            roots: Mutex::new(config.roots.clone()),
-            advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),
-            instructions: Mutex::new(None),
-            tools_epoch: AtomicU64::new(0),
-            progress_aliases: Mutex::new(HashMap::new()),
-            task_updates: tokio::sync::watch::channel(0).0,
-            pinned_version: config.protocol_version.clone(),
-            legacy_era: AtomicBool::new(false),
-            modern_era: AtomicBool::new(false),
-        });
+        let shared = Arc::new(HandlerShared::from_config(&config, sink, responder));
         Connection {
             config,
             remote,
@@ -198,17 +182,7 @@ impl Connection {
             return Ok(());
         }
         let state = self.state.lock().await;
-        match &*state {
-            State::Idle => {
-                self.shared.elicitation.store(true, Ordering::SeqCst);
-                Ok(())
-            }
-            _ => Err(McpError::new(
-                ErrorKind::InvalidState,
-                self.name(),
-                "Cannot register an elicitation handler after connecting unless elicitation capability was configured before initialization.",
-            )),
-        }
+        self.enable_elicitation_in(Some(&*state))
     }
 
     /// `enable_elicitation` without waiting, for the synchronous `setElicitationRequestHandler`:
@@ -217,8 +191,14 @@ impl Connection {
         if self.shared.elicitation.load(Ordering::SeqCst) {
             return Ok(());
         }
-        match self.state.try_lock().as_deref() {
-            Ok(State::Idle) => {
+        let state = self.state.try_lock();
+        self.enable_elicitation_in(state.as_deref().ok())
+    }
+
+    /// Advertises elicitation if `state` (None: busy) is idle, else refuses.
+    fn enable_elicitation_in(&self, state: Option<&State>) -> Result<()> {
+        match state {
+            Some(State::Idle) => {
                 self.shared.elicitation.store(true, Ordering::SeqCst);
                 Ok(())
             }

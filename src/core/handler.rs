@@ -16,6 +16,7 @@ use rmcp::service::{RequestContext, RoleClient};
 use rmcp::ErrorData;
 use serde_json::{json, Map, Value};
 
+use super::config::ServerConfig;
 use super::events::{ElicitationResponder, EventKind, EventSink, ServerEvent};
 
 /// The protocol revision we ask for with the `initialize` handshake; servers may answer with an older one.
@@ -54,6 +55,27 @@ pub struct HandlerShared {
 }
 
 impl HandlerShared {
+    /// The state of a server's handlers before its first session, from its configuration.
+    pub fn from_config(config: &ServerConfig, sink: Arc<dyn EventSink>, responder: Option<Arc<dyn ElicitationResponder>>) -> Self {
+        HandlerShared {
+            server: config.name.clone(),
+            sink,
+            responder,
+            enable_server_logs: config.enable_server_logs,
+            elicitation: AtomicBool::new(config.elicitation),
+            user_capabilities: config.capabilities.clone(),
+            roots: Mutex::new(config.roots.clone()),
+            advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),
+            instructions: Mutex::new(None),
+            tools_epoch: AtomicU64::new(0),
+            progress_aliases: Mutex::new(HashMap::new()),
+            task_updates: tokio::sync::watch::channel(0).0,
+            pinned_version: config.protocol_version.clone(),
+            legacy_era: AtomicBool::new(false),
+            modern_era: AtomicBool::new(false),
+        }
+    }
+
     pub(crate) fn emit(&self, kind: EventKind, payload: Value) {
         self.sink.emit(ServerEvent { server: self.server.clone(), kind, payload });
     }

@@ -23,7 +23,6 @@ use super::transport::observed::Observed;
 use super::transport::streamable::McpHttp;
 use super::transport::lane::Lane;
 use super::transport::pipe::PipeTransport;
-use super::transport::pipe_writer::PipeWriter;
 use super::transport::{sse, stdio, streamable};
 
 pub type Service = RunningService<RoleClient, Handler>;
@@ -96,18 +95,11 @@ pub async fn open_session(
 
 /// Spawns a stdio server and starts its session.
 async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handler, shared: Arc<HandlerShared>, request_timeout_ms: u64, budget: &Budget) -> Result<Opened> {
-    let spawned = stdio::spawn(name, spec)?;
-    if let Some(stderr) = spawned.stderr {
+    let mut spawned = stdio::spawn(name, spec)?;
+    if let Some(stderr) = spawned.stderr.take() {
         forward_stderr(shared.clone(), stderr);
     }
-    #[cfg(unix)]
-    let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
-    let writer = PipeWriter::start(
-        spawned.stdin,
-        #[cfg(unix)]
-        stdin_fd,
-    );
-    let transport = PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group));
+    let transport = PipeTransport::over_spawned(spawned, shared);
     let lane = transport.lane();
     let service = handshake(name, handler, transport, request_timeout_ms, budget).await.map_err(|f| f.error)?;
     Ok(Opened { service, http_session: None, lane: Some(lane) })

@@ -18,6 +18,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use super::lane::{lane_id, Lane, LaneError, LaneOutcome};
 use super::pipe_writer::PipeWriter;
 use super::process_group::{Grace, ProcessGroup};
+use super::stdio::Spawned;
 use crate::core::handler::HandlerShared;
 
 /// Longest line accepted from a server (a tool result is one line). Longer ones are skipped.
@@ -46,6 +47,20 @@ pub struct PipeTransport<R> {
     stdout_closed: bool,
 }
 
+impl PipeTransport<tokio::process::ChildStdout> {
+    /// The transport over a spawned stdio server's pipes; it owns the server's process group.
+    pub fn over_spawned(spawned: Spawned, shared: Arc<HandlerShared>) -> Self {
+        #[cfg(unix)]
+        let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&spawned.stdin));
+        let writer = PipeWriter::start(
+            spawned.stdin,
+            #[cfg(unix)]
+            stdin_fd,
+        );
+        PipeTransport::new(spawned.stdout, writer, shared, Some(spawned.group))
+    }
+}
+
 impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     /// Must be called inside a tokio runtime (the writer and the lane start tasks).
     pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, group: Option<ProcessGroup>) -> Self {
@@ -66,6 +81,10 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
 
     pub fn lane(&self) -> Arc<Lane> {
         self.lane.clone()
+    }
+
+    pub fn writer(&self) -> Arc<PipeWriter> {
+        self.writer.clone()
     }
 
     /// The server's pid (its process group id), while it runs.
