@@ -840,11 +840,11 @@ export type BaseServerOptions = {
   /** Filesystem roots exposed to the server (enables the `roots` capability). */
   roots?: Root[];
   /**
-   * Opt-in protocol version negotiation. Omitted: legacy handshake.
-   * `'auto'`: probe and prefer `2026-07-28`, falling back to legacy (remembered per server).
-   * `'2026-07-28'`: require that revision. A handshake revision pins that revision.
+   * Protocol era. Omitted or `'auto'`: probe with `server/discover` and use `2026-07-28` where the server
+   * supports it, falling back to the `initialize` handshake (remembered per server), as `@mastra/mcp` 2.0 does.
+   * `'2026-07-28'`: require that revision (no fallback). `'legacy'` or a handshake revision: the handshake only.
    */
-  protocolVersion?: 'auto' | '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26' | '2024-11-05';
+  protocolVersion?: 'auto' | '2026-07-28' | 'legacy' | '2025-11-25' | '2025-06-18' | '2025-03-26' | '2024-11-05';
 };
 
 /** A server launched as a child process speaking MCP over stdio. */
@@ -1206,6 +1206,11 @@ export declare class MCPClient extends MastraBase {
 
   /** Instructions each server returned at initialization (`undefined` if none/not connected). */
   getServerInstructions(): Record<string, string | undefined>;
+  /**
+   * Each server's negotiated protocol revision (`'2026-07-28'`, `'2025-11-25'`, …); `undefined` while not
+   * connected. As in `@mastra/mcp` 2.0.
+   */
+  getServerProtocolVersions(): Record<string, string | undefined>;
 
   /** Every server's tools, keyed `serverName_toolName`. */
   listTools(): Promise<Record<string, MCPTool>>;

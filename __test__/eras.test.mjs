@@ -1,14 +1,18 @@
 // One scenario suite over both protocol eras and both stdio and Streamable HTTP:
 // server-everything (2025-11-25, initialize handshake) and a server on the official Python SDK
 // 2.x, which speaks 2026-07-28 (server/discover, per-request _meta) and the handshake alike.
-// `protocolVersion: 'auto'` discovers first and falls back to the handshake; omitted, the
-// handshake is used (as in @mastra/mcp 1.18); a revision pins.
+// Omitted or `protocolVersion: 'auto'`, the client discovers first and falls back to the handshake
+// (as @mastra/mcp 2.0 does by default); `'legacy'` or a handshake revision pins the handshake;
+// `'2026-07-28'` pins the stateless revision.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { MCPClient } from '../index.mjs';
-import { startEverythingHttp, waitFor, nodeBin, freePort, fixturePath } from './fixtures/helpers.mjs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEverythingHttp, waitFor, nodeBin, freePort, fixturePath, stdioFixtureServer } from './fixtures/helpers.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
 
 const require = createRequire(import.meta.url);
@@ -72,7 +76,10 @@ const targets = {
   'server-everything over Streamable HTTP, auto': [() => ({ url: http.everything.url, protocolVersion: 'auto' }), everything, '2025-11-25'],
   'python SDK over stdio, auto': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' }), py, '2026-07-28'],
   'python SDK over Streamable HTTP, auto': [() => ({ url: http.python.url, protocolVersion: 'auto' }), py, '2026-07-28'],
-  'python SDK over Streamable HTTP, protocolVersion omitted': [() => ({ url: http.python.url }), py, '2025-11-25'],
+  'server-everything over stdio, protocolVersion omitted': [() => ({ command: nodeBin, args: [everythingEntry, 'stdio'] }), everything, '2025-11-25'],
+  'python SDK over stdio, protocolVersion omitted': [() => ({ command: python, args: [pyServer, 'stdio'] }), py, '2026-07-28'],
+  'python SDK over Streamable HTTP, protocolVersion omitted': [() => ({ url: http.python.url }), py, '2026-07-28'],
+  'python SDK over stdio, legacy': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'legacy' }), py, '2025-11-25'],
   'python SDK over Streamable HTTP, pinned 2026-07-28': [() => ({ url: http.python.url, protocolVersion: '2026-07-28' }), py, '2026-07-28'],
   'python SDK over stdio, pinned 2025-11-25': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2025-11-25' }), py, '2025-11-25'],
   'python SDK over Streamable HTTP, pinned 2025-11-25': [() => ({ url: http.python.url, protocolVersion: '2025-11-25' }), py, '2025-11-25'],
@@ -85,11 +92,13 @@ for (const [label, [define, expect, era]] of Object.entries(targets)) {
     const logs = [];
     const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { ...define(), logger: (m) => logs.push(m) } } });
     clients.push(c);
+    assert.deepEqual(c.getServerProtocolVersions(), { s: undefined }, 'no revision before connecting');
     const progress = [];
     await c.progress.onUpdate('s', (p) => progress.push(p));
 
     const tools = await c.listTools();
     assert.ok(logs.some((l) => l.message.includes(`Connected (protocol ${era})`)), `negotiated ${era}: ${logs.map((l) => l.message).join(' | ')}`);
+    assert.deepEqual(c.getServerProtocolVersions(), { s: era });
     const echoed = await tools[`s_${expect.echo}`].execute({ message: 'hi' }, {});
     assert.match(JSON.stringify(echoed), /Echo: hi/);
 
@@ -157,18 +166,68 @@ for (const [label, define] of [
   });
 }
 
-test('eras: protocolVersion omitted sends no server/discover (the handshake, as in @mastra/mcp 1.18)', async () => {
+/** A custom fetch that records the JSON-RPC methods of the requests it sends. */
+function methodSpy() {
   const methods = [];
   const fetchSpy = async (url, init) => {
     const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
     for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
     return fetch(url, init);
   };
-  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy } } });
+  return { methods, fetchSpy };
+}
+
+test('eras: protocolVersion omitted discovers first: a 2026-07-28 server needs no handshake, a handshake-era one gets it next', async () => {
+  const modern = methodSpy();
+  const legacy = methodSpy();
+  const c = new MCPClient({
+    id: `eras-${nextId++}`,
+    servers: { py: { url: http.python.url, fetch: modern.fetchSpy }, ev: { url: http.everything.url, fetch: legacy.fetchSpy } },
+  });
+  clients.push(c);
+  await c.listTools();
+  assert.equal(modern.methods[0], 'server/discover', modern.methods.join(' '));
+  assert.ok(!modern.methods.includes('initialize'), modern.methods.join(' '));
+  assert.deepEqual(legacy.methods.slice(0, 2), ['server/discover', 'initialize'], legacy.methods.join(' '));
+  assert.deepEqual(c.getServerProtocolVersions(), { py: '2026-07-28', ev: '2025-11-25' });
+  assert.equal(c.sessionIds.py, undefined, 'no session in 2026-07-28');
+  assert.equal(typeof c.sessionIds.ev, 'string', 'the handshake session has its Mcp-Session-Id');
+});
+
+test("eras: protocolVersion 'legacy' sends no server/discover (the handshake, as @mastra/mcp 1.18 does by default)", async () => {
+  const { methods, fetchSpy } = methodSpy();
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy, protocolVersion: 'legacy' } } });
   clients.push(c);
   await c.listTools();
   assert.equal(methods[0], 'initialize', methods.join(' '));
   assert.ok(!methods.includes('server/discover'), methods.join(' '));
+  assert.deepEqual(c.getServerProtocolVersions(), { s: '2025-11-25' });
+});
+
+test('eras: a stdio server that exits when probed with server/discover is started again with the handshake', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eras-'));
+  try {
+    const recv = join(dir, 'recv.log');
+    const c = new MCPClient({
+      id: `eras-${nextId++}`,
+      servers: { s: stdioFixtureServer({ FIXTURE_PRE_INIT: 'exit', FIXTURE_RECV_LOG: recv }) },
+    });
+    clients.push(c);
+    const tools = await c.listTools();
+    const cwd = await tools.s_cwd.execute({}, {});
+    assert.equal(cwd.content[0].text, process.cwd());
+    assert.deepEqual(c.getServerProtocolVersions(), { s: '2025-11-25' });
+    const methods = readFileSync(recv, 'utf8').trim().split('\n').map((l) => JSON.parse(l).method);
+    assert.deepEqual(methods.slice(0, 2), ['server/discover', 'initialize'], methods.join(' '));
+    // Remembered: a reconnect goes straight to the handshake.
+    await c.reconnectServer('s');
+    await c.listTools();
+    const after = readFileSync(recv, 'utf8').trim().split('\n').map((l) => JSON.parse(l).method);
+    assert.equal(after.filter((m) => m === 'server/discover').length, 1, after.join(' '));
+    await c.disconnect();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('eras: pinned 2026-07-28 against a handshake-only server fails naming the server, without the SSE fallback', async () => {

@@ -92,8 +92,9 @@ test('fallback: 404 on POST falls back to SSE; both causes are kept when SSE fai
   assert.match(r.errors.r, /Streamable HTTP: HTTP 404/);
   assert.match(r.errors.r, /SSE: HTTP 404/);
   assert.equal(r.errorDetails.r.httpStatus, 404);
-  const methods = reached(a, '/status/404').map((x) => x.method);
-  assert.deepEqual(methods.slice(0, 2), ['POST', 'GET']);
+  // The default era probe (server/discover), the handshake it falls back to, then the SSE stream.
+  const steps = reached(a, '/status/404').map((x) => (x.method === 'POST' ? JSON.parse(x.body).method : x.method));
+  assert.deepEqual(steps.slice(0, 3), ['server/discover', 'initialize', 'GET']);
 });
 
 test('fallback: 401, 403 and 500 do not fall back and report the status', async () => {

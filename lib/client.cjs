@@ -412,6 +412,17 @@ function createMCPClientClass(deps) {
     }
 
     /**
+     * Each server's negotiated protocol revision (`'2026-07-28'`, `'2025-11-25'`, …), `undefined`
+     * while not connected. Synchronous, as in `@mastra/mcp` 2.0.
+     */
+    getServerProtocolVersions() {
+      const map = this.#native.protocolVersionsNow();
+      const out = {};
+      for (const [k, v] of Object.entries(map)) out[k] = v ?? undefined;
+      return out;
+    }
+
+    /**
      * Connects a server if needed and returns its session: `{ serverVersion, instructions,
      * protocolVersion }`. An extension of @mastra/mcp (the CLI's `servers` command uses it).
      */

@@ -67,8 +67,9 @@ pub struct ServerConfig {
     pub capabilities: Map<String, Value>,
     /// Roots answered to `roots/list`.
     pub roots: Vec<Value>,
-    /// `protocolVersion`: pins the protocol revision (`2026-07-28`, or a revision reached
-    /// with the `initialize` handshake). Unset: 2026-07-28 where the server supports it.
+    /// `protocolVersion`: unset or `'auto'`, 2026-07-28 where the server supports it and the
+    /// handshake otherwise; `'2026-07-28'` pins it; `'legacy'` or a handshake revision pins the
+    /// `initialize` handshake.
     pub protocol_version: Option<String>,
 }
 
@@ -91,8 +92,8 @@ impl ServerConfig {
             Some(v) if !v.as_str().is_some_and(valid_protocol_version) => Err(McpError::invalid_config(
                 name,
                 format!(
-                    "Server \"{name}\": protocolVersion must be 'auto', '2026-07-28' or a handshake revision \
-                     ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'); got {v}"
+                    "Server \"{name}\": protocolVersion must be 'auto', '2026-07-28', 'legacy' or a handshake \
+                     revision ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'); got {v}"
                 ),
             )),
             _ => spec,
@@ -130,9 +131,10 @@ impl ServerConfig {
     }
 }
 
-/// `protocolVersion`: `'auto'`, the stateless revision, or a revision of the handshake.
+/// `protocolVersion`: `'auto'`, the stateless revision, `'legacy'` (the handshake, as
+/// `@mastra/mcp` 2.0 spells it) or a revision of the handshake.
 fn valid_protocol_version(v: &str) -> bool {
-    matches!(v, "auto" | "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05")
+    matches!(v, "auto" | "2026-07-28" | "legacy" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05")
 }
 
 /// Longest wait we represent (about 34 years): larger timeouts are clamped, so that deadlines

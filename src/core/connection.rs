@@ -634,6 +634,11 @@ impl Connection {
         self.shared.instructions.lock().ok().and_then(|i| i.clone())
     }
 
+    /// The protocol revision of the live session, now (`None` when not connected).
+    pub fn protocol_version_now(&self) -> Option<String> {
+        self.try_current().map(|live| live.protocol_version.clone()).filter(|v| !v.is_empty())
+    }
+
     /// The roots answered to `roots/list`.
     pub fn roots(&self) -> Vec<Value> {
         self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()

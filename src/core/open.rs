@@ -61,7 +61,11 @@ pub async fn open_session(
             match open_stdio(&name, &spec, handler.clone(), shared.clone(), request_timeout_ms, &budget).await {
                 Err(first) if era_learned(&before, &shared) => {
                     shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
-                    open_stdio(&name, &spec, handler, shared, request_timeout_ms, &budget).await
+                    let retried = open_stdio(&name, &spec, handler, shared.clone(), request_timeout_ms, &budget).await;
+                    if retried.is_err() {
+                        forget_era(&shared);
+                    }
+                    retried
                 }
                 other => other,
             }
@@ -134,14 +138,18 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     let before = lifecycle(&handler.shared);
     let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
     if let Err(first) = &attempt {
-        // A server of the handshake era refuses `server/discover` before `initialize` with an
-        // HTTP 400 (no session yet): it is remembered as such, and the handshake follows.
-        if first.error.http_status == Some(400) && matches!(before, ClientLifecycleMode::Auto { .. }) {
+        // A server of the handshake era refuses `server/discover` before `initialize` at the
+        // HTTP layer (400 "no session yet", 404 "unknown session", 405): it is remembered as
+        // such, and the handshake follows (then, if that fails too, the SSE fallback).
+        if matches!(first.error.http_status, Some(400 | 404 | 405)) && matches!(before, ClientLifecycleMode::Auto { .. }) {
             handler.shared.legacy_era.store(true, Ordering::SeqCst);
         }
         if era_learned(&before, &handler.shared) {
             handler.shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting again", first.error.message));
             attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
+            if attempt.is_err() {
+                forget_era(&handler.shared);
+            }
         }
     }
     let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
@@ -304,16 +312,31 @@ where
 
 /// What a failed automatic start says about the server's era (the caller then retries once,
 /// on a fresh transport, the way this sets): an answer to `server/discover` that is not a
-/// discover result means the handshake era; a discover answer that came after rmcp's
-/// 10 s probe window (a slow-starting server) means 2026-07-28.
+/// discover result means the handshake era, and so does a server that hangs up on the probe
+/// (some handshake-era servers exit on a request before `initialize`); a discover answer that
+/// came after rmcp's 10 s probe window (a slow-starting server) means 2026-07-28.
 fn learn_era(shared: &HandlerShared, e: &ClientInitializeError) {
     match e {
         ClientInitializeError::ExpectedInitResult(_)
         | ClientInitializeError::ExpectedInitResponse(_)
-        | ClientInitializeError::UncorrelatedErrorResponse { .. } => shared.legacy_era.store(true, Ordering::SeqCst),
+        | ClientInitializeError::UncorrelatedErrorResponse { .. }
+        | ClientInitializeError::ConnectionClosed(_) => shared.legacy_era.store(true, Ordering::SeqCst),
+        ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref()) => shared.legacy_era.store(true, Ordering::SeqCst),
         ClientInitializeError::ConflictInitResponseId(..) => shared.modern_era.store(true, Ordering::SeqCst),
         _ => {}
     }
+}
+
+/// A pipe error that means the server process went away.
+fn hung_up(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset))
+}
+
+/// After a retry that failed too, nothing was learned: the next connect probes again.
+fn forget_era(shared: &HandlerShared) {
+    shared.legacy_era.store(false, Ordering::SeqCst);
+    shared.modern_era.store(false, Ordering::SeqCst);
 }
 
 /// Whether a failed start under `before` taught us the era, so that one more start is worth it.
@@ -321,17 +344,18 @@ fn era_learned(before: &ClientLifecycleMode, shared: &HandlerShared) -> bool {
     matches!(before, ClientLifecycleMode::Auto { .. }) && !matches!(lifecycle(shared), ClientLifecycleMode::Auto { .. })
 }
 
-/// How a session starts, by the `protocolVersion` option (as in `@mastra/mcp` 1.18):
-/// omitted (or a handshake revision), the `initialize` handshake; `'2026-07-28'`,
-/// `server/discover` only; `'auto'`, `server/discover` first and the handshake when the server
-/// does not know it — straight to whichever this server already answered with.
+/// How a session starts, by the `protocolVersion` option: omitted or `'auto'`,
+/// `server/discover` first and the `initialize` handshake when the server does not know it
+/// (as `@mastra/mcp` 2.0 does by default) — straight to whichever this server already answered
+/// with; `'2026-07-28'`, `server/discover` only; `'legacy'` or a handshake revision, the
+/// handshake only.
 pub(crate) fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
     let modern = || vec![ProtocolVersion::V_2026_07_28];
     match shared.pinned_version.as_deref() {
         Some(MODERN_PROTOCOL_VERSION) => ClientLifecycleMode::Discover { preferred_versions: modern() },
-        Some(AUTO) if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
-        Some(AUTO) if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
-        Some(AUTO) => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
+        None | Some(AUTO) if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
+        None | Some(AUTO) if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
+        None | Some(AUTO) => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
         _ => ClientLifecycleMode::Initialize,
     }
 }
@@ -398,19 +422,17 @@ fn classify(name: &str, e: &ClientInitializeError) -> Failure {
             if let Some(net) = inner.downcast_ref::<NetError>() {
                 return net_failure(name, net);
             }
-            if let Some(io) = inner.downcast_ref::<std::io::Error>() {
-                if matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset) {
-                    // A stdio server that exits at once closes its stdin before we write to it.
-                    return Failure {
-                        error: McpError::new(
-                            ErrorKind::ConnectFailed,
-                            name,
-                            format!("Connection closed before the server completed the initialize handshake (the server exited: {io})"),
-                        ),
-                        falls_back: true,
-                        auth: None,
-                    };
-                }
+            if hung_up(inner) {
+                // A stdio server that exits at once closes its stdin before we write to it.
+                return Failure {
+                    error: McpError::new(
+                        ErrorKind::ConnectFailed,
+                        name,
+                        format!("Connection closed before the server completed the initialize handshake (the server exited: {inner})"),
+                    ),
+                    falls_back: true,
+                    auth: None,
+                };
             }
             Failure {
                 error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(inner))),

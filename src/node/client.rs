@@ -442,6 +442,18 @@ impl NativeClient {
         Value::Object(out)
     }
 
+    /// `{ server: protocol revision | null }` of each server's live session, now.
+    #[napi(ts_return_type = "Record<string, string | null>")]
+    pub fn protocol_versions_now(&self) -> Value {
+        let registry = self.registry();
+        let mut out = serde_json::Map::new();
+        for name in registry.names() {
+            let version = registry.get(name).ok().and_then(|c| c.protocol_version_now());
+            out.insert(name.clone(), version.map(Value::String).unwrap_or(Value::Null));
+        }
+        Value::Object(out)
+    }
+
     /// The roots a server is answered with on `roots/list`.
     #[napi(ts_return_type = "Array<{ uri: string; name?: string }>")]
     pub fn roots(&self, server: String) -> Result<Value> {
