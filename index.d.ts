@@ -840,6 +840,13 @@ export type BaseServerOptions = {
   /** Filesystem roots exposed to the server (enables the `roots` capability). */
   roots?: Root[];
   /**
+   * Run tools whose `execution.taskSupport` is `'optional'` as tasks too (MCP 2025-11-25 tasks: created,
+   * followed and fetched for you; one result to the caller). Tools that require a task always run as one.
+   * In the 2026-07-28 era the server decides which calls become tasks. An extension of `@mastra/mcp`.
+   * @default false
+   */
+  preferTasks?: boolean;
+  /**
    * Protocol era. Omitted or `'auto'`: probe with `server/discover` and use `2026-07-28` where the server
    * supports it, falling back to the `initialize` handshake (remembered per server), as `@mastra/mcp` 2.0 does.
    * `'2026-07-28'`: require that revision (no fallback). `'legacy'` or a handshake revision: the handshake only.

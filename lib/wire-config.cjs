@@ -29,6 +29,7 @@ function toWireDefinition(def) {
     connectTimeout: def.connectTimeout,
     timeout: def.timeout,
     enableServerLogs: def.enableServerLogs,
+    preferTasks: def.preferTasks,
     capabilities: def.capabilities,
     roots: def.roots,
     protocolVersion: def.protocolVersion,

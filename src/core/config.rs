@@ -61,6 +61,9 @@ pub struct ServerConfig {
     /// Per-server request timeout; falls back to the client's global timeout.
     pub timeout_ms: Option<u64>,
     pub enable_server_logs: bool,
+    /// `preferTasks`: tools whose `execution.taskSupport` is `optional` run as tasks too
+    /// (2025-11-25 tasks; in 2026-07-28 the server decides).
+    pub prefer_tasks: bool,
     /// Advertise the elicitation capability at connect time.
     pub elicitation: bool,
     /// Extra client capabilities from the user (`capabilities` option), spread into ours.
@@ -106,6 +109,7 @@ impl ServerConfig {
                 .get("enableServerLogs")
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
+            prefer_tasks: obj.get("preferTasks").and_then(Value::as_bool).unwrap_or(false),
             elicitation: obj.get("elicitation").and_then(Value::as_bool).unwrap_or(false)
                 || obj
                     .get("capabilities")

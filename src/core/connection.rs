@@ -175,6 +175,11 @@ impl Connection {
         self.config.timeout_ms.unwrap_or(self.default_timeout_ms)
     }
 
+    /// Whether the user asked for `optional` task tools to run as tasks (`preferTasks`).
+    pub fn prefers_tasks(&self) -> bool {
+        self.config.prefer_tasks
+    }
+
     /// Advertise elicitation on the next connect. Refused once a session exists, because
     /// capabilities are fixed at `initialize`.
     pub async fn enable_elicitation(&self) -> Result<()> {

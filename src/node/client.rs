@@ -309,7 +309,7 @@ impl NativeClient {
             context: options.call_id,
             verbatim: false,
         };
-        let result = crate::core::tasks::call_tool(&conn, params, request_options, false).await;
+        let result = crate::core::tasks::call_tool(&conn, params, request_options, conn.prefers_tasks()).await;
         if let Some(id) = options.call_id {
             if let Ok(mut pending) = self.pending.lock() {
                 pending.remove(&id);
@@ -327,8 +327,12 @@ impl NativeClient {
         let conn = self.server(&server)?;
         let Some(lane) = conn.ready_lane() else { return Ok(false) };
         // A task tool takes the async path, which follows the task to its result.
-        if conn.has_task_tools() && conn.tool_task_support(&name) == Some(TaskSupport::Required) {
-            return Ok(false);
+        if conn.has_task_tools() {
+            match conn.tool_task_support(&name) {
+                Some(TaskSupport::Required) => return Ok(false),
+                Some(TaskSupport::Optional) if conn.prefers_tasks() => return Ok(false),
+                _ => {}
+            }
         }
         let params = tool_call_params(&name, &args_json, meta_json.as_deref())
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {name} on server {server}: {e}")))?;
