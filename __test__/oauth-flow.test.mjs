@@ -259,3 +259,26 @@ test('oauth flow: state(), beginAuthorizationSession() and endAuthorizationSessi
   };
   assert.deepEqual(await shape({ MCPOAuthClientProvider }), await shape(anchor));
 });
+
+test('oauth flow: a protected server of the 2026-07-28 era: authenticate(), then every stateless request carries the token', { timeout: 60000 }, async () => {
+  const modern = await startProtectedMcpServer({ authorizationServer: as, stateless: true });
+  try {
+    const port = await freePort();
+    const { provider, seen } = browserProvider(port);
+    const c = client(provider, {}, modern);
+    await c.authenticate('p', { timeoutMs: 20000 });
+    assert.equal(seen.length, 1, 'one trip through the browser');
+    const tools = await c.listTools();
+    assert.equal((await tools.p_whoami.execute({}, {})).sub, 'alice');
+    assert.deepEqual(c.getServerProtocolVersions(), { p: '2026-07-28' });
+    const posts = modern.requests.filter((r) => r.path.startsWith('/mcp') && r.method === 'POST');
+    const methods = posts.map((r) => JSON.parse(r.body).method);
+    assert.ok(methods.includes('server/discover') && !methods.includes('initialize'), methods.join(' '));
+    const afterAuth = posts.slice(methods.lastIndexOf('server/discover'));
+    assert.ok(afterAuth.every((r) => /^Bearer /.test(r.headers.authorization ?? '')), 'the token on every request after authorization');
+    assert.ok(afterAuth.every((r) => !r.headers['mcp-session-id']), 'no session id in 2026-07-28');
+    assert.equal(c.getServerAuthState('p'), 'authorized');
+  } finally {
+    await modern.close();
+  }
+});
