@@ -167,3 +167,24 @@ test('ours: finishAuth without a pending authorization says so', async () => {
   await assert.rejects(c.finishAuth('code'), /No OAuth authorization is pending for this server\. Call connect\(\) first\./);
   await c.disconnect();
 });
+
+test('InternalMastraMCPClient: clientInfo reports its name and version, in the discovery probe and in initialize', async () => {
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { stdioFixtureServer } = await import('./fixtures/helpers.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'internal-version-'));
+  const recv = join(dir, 'recv.log');
+  const c = new ours.InternalMastraMCPClient({ name: 'versioned', version: '4.5.6', server: stdioFixtureServer({ FIXTURE_RECV_LOG: recv }) });
+  try {
+    await c.connect();
+    const messages = readFileSync(recv, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const discover = messages.find((m) => m.method === 'server/discover');
+    const initialize = messages.find((m) => m.method === 'initialize');
+    assert.deepEqual(discover.params._meta['io.modelcontextprotocol/clientInfo'], { name: 'versioned', version: '4.5.6' });
+    assert.deepEqual(initialize.params.clientInfo, { name: 'versioned', version: '4.5.6' });
+  } finally {
+    await c.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

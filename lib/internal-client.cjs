@@ -6,6 +6,7 @@ const { fromNative, nativeCall } = require('./errors.cjs');
 const { instances } = require('./instance-cache.cjs');
 const { toDefinition } = require('./tools.cjs');
 const { INTERNALS } = require('./client.cjs');
+const { CLIENT_VERSION } = require('./wire-config.cjs');
 
 const DEFAULT_TIMEOUT_MS = 60000;
 const DEFAULT_INSTRUCTIONS_MAX_LENGTH = 512;
@@ -24,9 +25,11 @@ function requireToolsSync() {
   return { createTool: tools.createTool, validateToolOutput: tools.validateToolOutput, toStandardSchema: schema?.toStandardSchema };
 }
 
-function withCapabilities(server, capabilities) {
-  if (!capabilities || Object.keys(capabilities).length === 0) return server;
-  return { ...server, capabilities: { ...(server.capabilities ?? {}), ...capabilities } };
+/** The definition our one-server MCPClient gets: the extra capabilities, and `version` for `clientInfo`. */
+function definitionFor(server, capabilities, version) {
+  const def = { ...server, [CLIENT_VERSION]: String(version) };
+  if (capabilities && Object.keys(capabilities).length > 0) def.capabilities = { ...(server.capabilities ?? {}), ...capabilities };
+  return def;
 }
 
 function createInternalClientClass(deps, MCPClient) {
@@ -37,8 +40,7 @@ function createInternalClientClass(deps, MCPClient) {
     #internals;
     #server;
 
-    // `version` is accepted for compatibility; `initialize` reports the server name and 1.0.0.
-    // eslint-disable-next-line no-unused-vars
+    // `clientInfo` reports `name` (the server's name) and `version`, as the anchor's does.
     constructor({ name, version = '1.0.0', server, capabilities = {}, timeout = DEFAULT_TIMEOUT_MS } = {}) {
       if (typeof name !== 'string' || name === '') throw new TypeError('InternalMastraMCPClient requires a server "name".');
       if (!server || typeof server !== 'object') {
@@ -48,7 +50,7 @@ function createInternalClientClass(deps, MCPClient) {
       this.name = name;
       this.#server = server;
       const id = `InternalMastraMCPClient\u0000${nextInternalId++}`;
-      this.#client = new MCPClient({ id, servers: { [name]: withCapabilities(server, capabilities) }, timeout });
+      this.#client = new MCPClient({ id, servers: { [name]: definitionFor(server, capabilities, version) }, timeout });
       // Reachable through this object only: no module-global entry to leak.
       instances.delete(id);
       this.#client.__setLogger?.(this.logger);

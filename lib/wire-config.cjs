@@ -15,6 +15,9 @@ function headersToObject(headers) {
   return typeof headers === 'object' ? { ...headers } : headers;
 }
 
+/** Where InternalMastraMCPClient puts its `version` on the definition it passes down (not user-visible). */
+const CLIENT_VERSION = Symbol('mastra-mcp-native.clientVersion');
+
 function toWireDefinition(def) {
   if (!def || typeof def !== 'object') return def;
   const wire = {
@@ -30,6 +33,7 @@ function toWireDefinition(def) {
     timeout: def.timeout,
     enableServerLogs: def.enableServerLogs,
     preferTasks: def.preferTasks,
+    clientVersion: typeof def[CLIENT_VERSION] === 'string' ? def[CLIENT_VERSION] : undefined,
     capabilities: def.capabilities,
     roots: def.roots,
     protocolVersion: def.protocolVersion,
@@ -47,4 +51,4 @@ function toWireServers(servers) {
   return out;
 }
 
-module.exports = { toWireServers };
+module.exports = { toWireServers, CLIENT_VERSION };

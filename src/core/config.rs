@@ -64,6 +64,8 @@ pub struct ServerConfig {
     /// `preferTasks`: tools whose `execution.taskSupport` is `optional` run as tasks too
     /// (2025-11-25 tasks; in 2026-07-28 the server decides).
     pub prefer_tasks: bool,
+    /// The `version` our `clientInfo` reports (set by InternalMastraMCPClient).
+    pub client_version: Option<String>,
     /// Advertise the elicitation capability at connect time.
     pub elicitation: bool,
     /// Extra client capabilities from the user (`capabilities` option), spread into ours.
@@ -110,6 +112,7 @@ impl ServerConfig {
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
             prefer_tasks: obj.get("preferTasks").and_then(Value::as_bool).unwrap_or(false),
+            client_version: obj.get("clientVersion").and_then(Value::as_str).filter(|v| !v.is_empty()).map(str::to_string),
             elicitation: obj.get("elicitation").and_then(Value::as_bool).unwrap_or(false)
                 || obj
                     .get("capabilities")

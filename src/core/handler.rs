@@ -27,6 +27,8 @@ pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 /// State shared between a `Connection` and every rmcp handler it creates.
 pub struct HandlerShared {
     pub server: String,
+    /// The `version` of our `clientInfo` (InternalMastraMCPClient's `version`; `1.0.0` otherwise).
+    pub client_version: String,
     pub sink: Arc<dyn EventSink>,
     pub responder: Option<Arc<dyn ElicitationResponder>>,
     pub enable_server_logs: bool,
@@ -59,6 +61,7 @@ impl HandlerShared {
     pub fn from_config(config: &ServerConfig, sink: Arc<dyn EventSink>, responder: Option<Arc<dyn ElicitationResponder>>) -> Self {
         HandlerShared {
             server: config.name.clone(),
+            client_version: config.client_version.clone().unwrap_or_else(|| "1.0.0".to_string()),
             sink,
             responder,
             enable_server_logs: config.enable_server_logs,
@@ -186,14 +189,14 @@ impl ClientHandler for Handler {
         let info = json!({
             "protocolVersion": version,
             "capabilities": self.shared.capabilities(),
-            "clientInfo": { "name": self.shared.server, "version": "1.0.0" },
+            "clientInfo": { "name": self.shared.server, "version": self.shared.client_version },
         });
         serde_json::from_value(info).unwrap_or_else(|e| {
             tracing::warn!(server = %self.shared.server, "user capabilities rejected: {e}");
             let fallback = json!({
                 "protocolVersion": PROTOCOL_VERSION,
                 "capabilities": { "extensions": { "io.modelcontextprotocol/ui": {} } },
-                "clientInfo": { "name": self.shared.server, "version": "1.0.0" },
+                "clientInfo": { "name": self.shared.server, "version": self.shared.client_version },
             });
             serde_json::from_value(fallback).expect("static client info is valid")
         })
