@@ -189,11 +189,9 @@ for (const { transport, serverEra, protocolVersion } of combos) {
     test('tool execution: text and structured results look the same in every era', async () => {
       const tools = await client.listTools();
       const echoed = await tools.s_echo.execute({ message: 'hi' }, {});
-      assert.deepEqual(echoed.content, [{ type: 'text', text: 'Echo: hi' }]);
-      assert.equal(echoed.isError, false);
-      // The anchor hands a tool result's own fields to the user; protocol envelope fields of the 2026-07-28
-      // revision (resultType) are not part of a CallToolResult.
-      assert.equal(echoed.resultType, undefined, `resultType leaked: ${JSON.stringify(echoed)}`);
+      // Exactly what @mastra/mcp 1.18 (handshake) returns from this server: the 2026-07-28 envelope
+      // (`resultType`, `_meta['io.modelcontextprotocol/serverInfo']`) is protocol, not part of the tool's result.
+      assert.deepEqual({ ...echoed }, { content: [{ type: 'text', text: 'Echo: hi' }], isError: false });
       const summed = await tools.s_add.execute({ a: 2, b: 3 }, {});
       assert.deepEqual({ ...summed }, { sum: 5 });
     });
@@ -271,7 +269,12 @@ for (const { transport, serverEra, protocolVersion } of combos) {
         ['fixture://items/{id}'],
       );
       const read = await client.resources.read('s', 'fixture://data.json');
-      assert.deepEqual(read.contents, [{ uri: 'fixture://data.json', mimeType: 'application/json', text: '{"ok":true}' }]);
+      // As in the handshake era (and from @mastra/mcp 1.18): no 2026-07-28 envelope (resultType, ttlMs, cacheScope,
+      // _meta serverInfo) in the result.
+      assert.deepEqual(
+        { ...read },
+        { contents: [{ uri: 'fixture://data.json', mimeType: 'application/json', text: '{"ok":true}' }] },
+      );
       await assert.rejects(client.resources.read('s', 'fixture://nope'), /Resource not found: fixture:\/\/nope/);
     });
 
@@ -283,7 +286,15 @@ for (const { transport, serverEra, protocolVersion } of combos) {
       );
       assert.deepEqual(prompts[0].arguments, [{ name: 'name', description: 'Who', required: false }]);
       const got = await client.prompts.get({ serverName: 's', name: 'greet', args: { name: 'Bo' } });
-      assert.deepEqual(got.messages, [{ role: 'user', content: { type: 'text', text: 'Please greet Bo' } }]);
+      // The handshake era's result (plus our `prompt` listing entry), with no 2026-07-28 envelope.
+      assert.deepEqual(
+        { ...got },
+        {
+          description: 'Greets someone',
+          messages: [{ role: 'user', content: { type: 'text', text: 'Please greet Bo' } }],
+          prompt: prompts[0],
+        },
+      );
       await assert.rejects(client.prompts.get({ serverName: 's', name: 'nope' }), (err) => {
         assert.match(err.message, /Prompt "nope" not found/);
         return true;
@@ -425,6 +436,10 @@ for (const transport of ['stdio', 'http', 'sse']) {
           timeoutMs: 10000,
           message: 'server log',
         });
+        // A tool added at runtime is listed at once, announced or not (the anchor lists tools on every call).
+        const name = `added_${uniq()}`;
+        await tools.s_grow.execute({ name }, {});
+        assert.ok((await c.listTools())[`s_${name}`], `s_${name} listed`);
         await c.reconnectServer('s');
         const again = await (await c.listTools()).s_echo.execute({ message: 'again' }, {});
         assert.deepEqual(again.content, [{ type: 'text', text: 'Echo: again' }]);
