@@ -1,7 +1,9 @@
 //! In a 2026-07-28 session, list-changed and resource-updated notifications arrive only on a
 //! `subscriptions/listen` request. One is kept open per session, asking for every list change
 //! and for the resources the user subscribed to; a change of those restarts it. Its
-//! notifications go to the same handlers as in the handshake era.
+//! notifications reach the same handlers as in the handshake era through the transport, which
+//! routes every notification it receives (`Observed` for HTTP, the stdio pipe) — so this only
+//! keeps the subscription open and drained; routing them here too delivered each one twice.
 
 use std::sync::Arc;
 
@@ -34,7 +36,8 @@ pub fn start(peer: Peer<RoleClient>, shared: Arc<HandlerShared>, resources: Vec<
         loop {
             tokio::select! {
                 next = subscription.next() => match next {
-                    Ok(Some(notification)) => shared.on_notification(&notification),
+                    // Already routed by the transport in arrival order (see the module docs).
+                    Ok(Some(_notification)) => {}
                     Ok(None) => {
                         shared.diagnostic("debug", format!("subscriptions/listen ended ({:?})", subscription.end()));
                         return;
