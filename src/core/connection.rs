@@ -51,6 +51,9 @@ pub struct Live {
     modern: bool,
     /// Stops the session's `subscriptions/listen` (2026-07-28 sessions).
     listener: Mutex<Option<CancellationToken>>,
+    /// Whether a change of the server's tool list reaches us (it announces `tools.listChanged`
+    /// and the session has a channel for it), so that a listed catalog may be reused until then.
+    hears_tool_changes: bool,
 }
 
 impl Live {
@@ -431,7 +434,11 @@ impl Connection {
             let result: Value = serde_json::from_str(&raw).map_err(|e| {
                 McpError::new(ErrorKind::InvalidResponse, self.name(), format!("{method} failed on server {}: invalid result ({e})", self.name()))
             })?;
-            let Some(input) = super::input::InputRequired::parse(&result) else { return Ok(result) };
+            let Some(input) = super::input::InputRequired::parse(&result) else {
+                let mut result = result;
+                super::results::strip_envelope(&mut result);
+                return Ok(result);
+            };
             let responses = super::input::answer(&self.shared, &input)
                 .await
                 .map_err(|message| McpError::new(ErrorKind::InvalidState, self.name(), message))?;
@@ -521,6 +528,10 @@ impl Connection {
     /// when nothing invalidated it. Returns the cache epoch too.
     pub async fn tools(&self) -> Result<(u64, Arc<String>)> {
         let live = self.ensure_connected().await?;
+        if !live.hears_tool_changes {
+            // Nothing would tell us of a change: list every time, as the anchor does.
+            self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
+        }
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         if let Ok(cache) = self.tools_cache.lock() {
             if let Some((cached_epoch, tools)) = cache.as_ref() {
@@ -561,7 +572,7 @@ impl Connection {
 
     /// The epoch of the cached tool list if it is current and the session is live.
     pub fn current_tools_epoch(&self) -> Option<u64> {
-        self.try_current()?;
+        self.try_current().filter(|live| live.hears_tool_changes)?;
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         let cache = self.tools_cache.lock().ok()?;
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
@@ -787,7 +798,15 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
     let modern = info.as_ref().map(|i| i.protocol_version.to_string()).as_deref() == Some(MODERN_PROTOCOL_VERSION);
+    let announces_tool_changes = info.as_ref().and_then(|i| i.capabilities.tools.as_ref()).and_then(|t| t.list_changed) == Some(true);
+    // Streamable HTTP carries notifications only within a session (the handshake's
+    // Mcp-Session-Id) or, in 2026-07-28, on `subscriptions/listen`; stdio and SSE always can.
+    let has_channel = match &opened.http_session {
+        Some(cell) => modern || cell.lock().is_ok_and(|id| id.is_some()),
+        None => true,
+    };
     let live = Live {
+        hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),

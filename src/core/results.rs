@@ -43,7 +43,8 @@ pub fn strict_flag(meta: Option<&Value>) -> Option<bool> {
 /// * `structured`: `structuredContent` is present; the value is returned with `content` and the
 ///   stamped result `_meta` attached out of band.
 /// * `raw`: the whole `CallToolResult`.
-pub fn shape_call_result(server: &str, result: Value) -> Value {
+pub fn shape_call_result(server: &str, mut result: Value) -> Value {
+    strip_envelope(&mut result);
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     if is_error {
         let text = content_text(result.get("content"))
@@ -62,6 +63,31 @@ pub fn shape_call_result(server: &str, result: Value) -> Value {
     json!({ "kind": "raw", "result": result })
 }
 
+/// Removes what the 2026-07-28 revision adds around a final result — `resultType: "complete"`,
+/// the caching hints `ttlMs` + `cacheScope`, and the protocol's own `_meta` keys
+/// (`io.modelcontextprotocol/…`, e.g. the server info stamp) — so that results look the same in
+/// both eras. Other results (`input_required`, `task`) and handshake-era results are untouched.
+pub fn strip_envelope(result: &mut Value) {
+    let Some(object) = result.as_object_mut() else { return };
+    if object.get("resultType").and_then(Value::as_str) != Some("complete") {
+        return;
+    }
+    object.remove("resultType");
+    if object.contains_key("cacheScope") {
+        object.remove("cacheScope");
+        object.remove("ttlMs");
+    }
+    if let Some(meta) = object.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.retain(|key, _| !key.starts_with(PROTOCOL_META_PREFIX));
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
+}
+
+/// The prefix of the `_meta` keys the protocol itself defines.
+const PROTOCOL_META_PREFIX: &str = "io.modelcontextprotocol/";
+
 /// `shape_call_result` over a result's raw JSON text, as JSON text. A plain result (no error,
 /// no structured content) — the common case — is passed through without being parsed into a tree.
 pub fn shape_call_result_text(server: &str, raw: &str) -> String {
@@ -74,7 +100,8 @@ pub fn shape_call_result_text(server: &str, raw: &str) -> String {
     }
     match serde_json::from_str::<Shape<'_>>(raw) {
         // (`structuredContent: null` reads as None here but counts as present: it takes the tree path.)
-        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") => {
+        // (A 2026-07-28 result takes the tree path too, which strips its envelope.)
+        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") && !raw.contains("\"resultType\"") => {
             let mut out = String::with_capacity(raw.len() + 24);
             out.push_str("{\"kind\":\"raw\",\"result\":");
             out.push_str(raw);
@@ -156,6 +183,27 @@ pub fn describe_tool(server: &str, tool: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_2026_envelope_is_stripped_from_final_results_only() {
+        let mut read = json!({ "resultType": "complete", "contents": [], "ttlMs": 0, "cacheScope": "private",
+            "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "s", "version": "1" }, "app/key": 1 } });
+        strip_envelope(&mut read);
+        assert_eq!(read, json!({ "contents": [], "_meta": { "app/key": 1 } }));
+        let mut call = json!({ "resultType": "complete", "content": [], "_meta": { "io.modelcontextprotocol/serverInfo": {} } });
+        strip_envelope(&mut call);
+        assert_eq!(call, json!({ "content": [] }));
+        let task = json!({ "resultType": "task", "taskId": "t", "status": "working", "ttlMs": 1000 });
+        let mut kept = task.clone();
+        strip_envelope(&mut kept);
+        assert_eq!(kept, task);
+        let legacy = json!({ "content": [], "_meta": { "io.modelcontextprotocol/related-task": { "taskId": "t" } } });
+        let mut kept = legacy.clone();
+        strip_envelope(&mut kept);
+        assert_eq!(kept, legacy, "handshake-era results are not touched");
+        let shaped = shape_call_result_text("s", r#"{"resultType":"complete","content":[{"type":"text","text":"x"}]}"#);
+        assert_eq!(serde_json::from_str::<Value>(&shaped).unwrap_or_default(), json!({ "kind": "raw", "result": { "content": [{ "type": "text", "text": "x" }] } }));
+    }
 
     #[test]
     fn tool_errors_carry_joined_trimmed_text() {

@@ -46,7 +46,7 @@ impl Server {
                     id,
                     &json!({
                         "protocolVersion": version,
-                        "capabilities": { "tools": { "listChanged": false } },
+                        "capabilities": { "tools": { "listChanged": true } },
                         "serverInfo": { "name": "bench-fixture", "version": env!("CARGO_PKG_VERSION") },
                     }),
                 )

@@ -22,6 +22,9 @@ pub struct SseTransport {
 }
 
 /// Opens the event stream and waits for the `endpoint` event. The caller bounds the wait.
+/// Scheduler turns given to the HTTP client's connection task after the stream is dropped.
+const CLOSE_YIELDS: usize = 8;
+
 pub async fn connect(url: &url::Url, net: NetClient) -> Result<SseTransport, NetError> {
     let request = HttpRequest::new("GET", url.clone()).header("accept", "text/event-stream");
     let response = net.send(request).await?;
@@ -119,6 +122,12 @@ impl Transport<RoleClient> for SseTransport {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.events = None;
+        // Dropping the stream ends its connection in the HTTP client's own task: let it run before
+        // a reconnect opens the next stream, so that a server which keeps one SSE transport (as
+        // @mastra/mcp's MCPServer does) sees the old stream end first.
+        for _ in 0..CLOSE_YIELDS {
+            tokio::task::yield_now().await;
+        }
         Ok(())
     }
 }
