@@ -272,3 +272,21 @@ for (const [label, define] of [
     assert.match(JSON.stringify(result), /accept: Ada/);
   });
 }
+
+test('eras: in a 2026-07-28 session over Streamable HTTP, an x-mcp-header argument travels as its Mcp-Param header too', async () => {
+  const sent = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    if (body.includes('"tools/call"')) sent.push(new Headers(init.headers));
+    return fetch(url, init);
+  };
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy } } });
+  clients.push(c);
+  const tools = await c.listTools();
+  const routed = await tools.s_route.execute({ region: 'eu-west', query: 'tides' }, {});
+  assert.match(JSON.stringify(routed), /eu-west: tides/);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].get('mcp-param-region'), 'eu-west');
+  assert.equal(sent[0].get('mcp-method'), 'tools/call');
+  assert.equal(sent[0].get('mcp-name'), 'route');
+});
