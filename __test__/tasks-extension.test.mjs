@@ -197,7 +197,19 @@ test('tasks extension: a handshake-era session does not declare the extension; t
   const tools = await c.listTools();
   const run = label('refused');
   await assert.rejects(tools.tk_steps.execute({ label: run, steps: 1 }, {}), (e) => /-32021/.test(errorText(e)) && /io\.modelcontextprotocol\/tasks/.test(errorText(e)));
-  assert.equal((await serverLog(tools, run)).calls ?? 0, 0, 'no task was created');
+  const seen = await serverLog(tools, run);
+  assert.equal(seen.refused, 1, 'refused');
+  assert.equal(seen.calls, 0, 'no task was created');
+});
+
+test('tasks extension: a server that requires the extension without announcing it gets the call again, declaring it', async () => {
+  const c = client(() => ({ command: python, args: [serverPath, 'stdio'], env: { TASKS_FIXTURE_UNANNOUNCED: '1' }, protocolVersion: '2026-07-28' }));
+  const tools = await c.listTools();
+  const run = label('unannounced');
+  assert.equal(text(await tools.tk_steps.execute({ label: run, steps: 1 }, {})), 'done after 1 steps');
+  const seen = await serverLog(tools, run);
+  assert.equal(seen.refused, 1, 'refused once for want of the extension');
+  assert.equal(seen.calls, 1, 'run once (the refused call ran nothing)');
 });
 
 test('tasks extension: a Mastra Agent runs a task tool as one tool call with one result', async () => {
