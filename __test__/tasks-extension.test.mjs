@@ -126,7 +126,7 @@ for (const [name, define] of Object.entries(targets)) {
     const tools = await c.listTools();
     const run = label('greet');
     const result = await tools.tk_greet.execute({ label: run }, {});
-    assert.equal(text(result), 'Hello, Ada!');
+    assert.equal(text(result), 'Hello, Ada!', 'the answer got the schema default of the greeting it left out');
     assert.equal(asked.length, 1, 'one elicitation, though a later poll still listed the request');
     assert.equal(asked[0].message, 'Who is there?');
     const seen = await serverLog(tools, run);

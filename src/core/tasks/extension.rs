@@ -94,6 +94,8 @@ fn is_task(result: &Value) -> bool {
 /// follows the task if the server answers with one.
 pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<String, Value>, options: RequestOptions) -> Result<Value> {
     let declared = server_declares(live);
+    // Made first: the deadline bounds the whole call, the creating request included.
+    let mut call = TaskCall::new(conn, tool, options.clone());
     let mut first = options.clone();
     if declared {
         first.meta = Some(declaring_meta(conn.shared(), options.meta.as_ref()));
@@ -120,7 +122,6 @@ pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<S
             format!("Server {server} answered tools/call of tool {tool} with a task but no task id or status"),
         ));
     };
-    let mut call = TaskCall::new(conn, tool, options);
     call.task_meta = Some(declaring_meta(conn.shared(), None));
     call.follow(created).await
 }
