@@ -62,6 +62,16 @@ impl Live {
         self.http_session.as_ref().and_then(|s| s.lock().ok().and_then(|id| id.clone()))
     }
 
+    /// A 2026-07-28 session (no handshake).
+    pub fn is_modern(&self) -> bool {
+        self.modern
+    }
+
+    /// The server's capabilities as JSON (`Null` when unknown).
+    pub fn server_capabilities(&self) -> Value {
+        self.peer.peer_info().and_then(|info| serde_json::to_value(&info.capabilities).ok()).unwrap_or(Value::Null)
+    }
+
     fn is_closed(&self) -> bool {
         self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
     }
@@ -298,6 +308,8 @@ impl Connection {
 
     /// Closes the session (if any). The connection stays usable: the next call reconnects.
     pub async fn disconnect(&self) {
+        // Tasks being followed end with the session: the server hears it first (bounded).
+        super::tasks::extension::cancel_running(self).await;
         self.generation.fetch_add(1, Ordering::SeqCst);
         let previous = std::mem::replace(&mut *self.state.lock().await, State::Idle);
         if let Ok(mut snapshot) = self.shared.instructions.lock() {

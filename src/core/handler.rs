@@ -4,7 +4,7 @@
 //! client's event sink. It holds only
 //! `Arc`s to client-owned state, so handlers registered by the user outlive any reconnect.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -48,6 +48,8 @@ pub struct HandlerShared {
     pub progress_aliases: Mutex<HashMap<String, Value>>,
     /// Bumped on every task status notification: wakes task pollers early.
     pub task_updates: tokio::sync::watch::Sender<u64>,
+    /// Ids of the Tasks-extension tasks being followed (cancelled by `disconnect()`).
+    pub running_tasks: Mutex<HashSet<String>>,
     /// The `protocolVersion` option: a pinned revision.
     pub pinned_version: Option<String>,
     /// Set once this server answered with the handshake era: later connects skip discovery.
@@ -73,6 +75,7 @@ impl HandlerShared {
             tools_epoch: AtomicU64::new(0),
             progress_aliases: Mutex::new(HashMap::new()),
             task_updates: tokio::sync::watch::channel(0).0,
+            running_tasks: Mutex::new(HashSet::new()),
             pinned_version: config.protocol_version.clone(),
             legacy_era: AtomicBool::new(false),
             modern_era: AtomicBool::new(false),
@@ -116,6 +119,9 @@ impl HandlerShared {
             }
             ServerNotification::PromptListChangedNotification(_) => {
                 self.emit(EventKind::PromptListChanged, Value::Null);
+            }
+            ServerNotification::TaskStatusNotification(_) => {
+                self.task_updates.send_modify(|n| *n = n.wrapping_add(1));
             }
             ServerNotification::CustomNotification(n) if n.method == super::tasks::STATUS_NOTIFICATION => {
                 self.task_updates.send_modify(|n| *n = n.wrapping_add(1));

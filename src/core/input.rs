@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::handler::HandlerShared;
+use super::handler::{with_schema_defaults, HandlerShared};
 
 /// Bound on the rounds of one request.
 pub const MAX_ROUNDS: usize = 16;
@@ -55,7 +55,8 @@ pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> Result<Map
                 let Some(responder) = shared.responder.clone() else {
                     return Err(format!("Server {server} asked for input (elicitation/create) but no elicitation handler is registered"));
                 };
-                responder.respond(server.clone(), params).await?
+                let answer = responder.respond(server.clone(), params.clone()).await?;
+                with_schema_defaults(answer, params.get("requestedSchema"))
             }
             "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
             other => return Err(format!("Server {server} asked for input this client does not provide ({other})")),

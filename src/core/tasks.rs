@@ -18,6 +18,8 @@ use super::connection::{server_has, Connection, Live, RequestOptions};
 use super::error::{ErrorKind, McpError, Result};
 use super::events::EventKind;
 
+pub mod extension;
+
 /// The 2025-11-25 task status notification.
 pub const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 /// Poll interval when the server suggests none.
@@ -92,6 +94,11 @@ pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> b
 /// `tools/call` with `params` (`name`, `arguments`), as a task when the tool asks for one.
 pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: RequestOptions, caller_asks_task: bool) -> Result<Value> {
     let tool = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+    // 2026-07-28: tasks are the server's choice, through the Tasks extension.
+    let live = conn.ensure_connected().await?;
+    if live.is_modern() {
+        return extension::call_tool(conn, &live, &tool, params, options).await;
+    }
     if runs_as_task(conn, &tool, caller_asks_task).await {
         return TaskCall::new(conn, &tool, options).run(params).await;
     }
@@ -141,6 +148,8 @@ struct TaskCall<'a> {
     step: u64,
     /// The last status and message reported.
     last: Option<(String, Option<String>)>,
+    /// `_meta` of the `tasks/*` requests (the Tasks extension declares itself there).
+    task_meta: Option<Value>,
 }
 
 impl<'a> TaskCall<'a> {
@@ -158,6 +167,7 @@ impl<'a> TaskCall<'a> {
             options,
             step: 0,
             last: None,
+            task_meta: None,
         }
     }
 
@@ -166,7 +176,7 @@ impl<'a> TaskCall<'a> {
         let left = self.deadline.saturating_duration_since(Instant::now()).as_millis().max(1) as u64;
         RequestOptions {
             timeout_ms: Some(left),
-            meta: if first { self.options.meta.clone() } else { None },
+            meta: if first { self.options.meta.clone() } else { self.task_meta.clone() },
             cancel: Some(self.cancel.clone()),
             cancel_reason: self.reason.clone(),
             progress_token: if first { self.options.progress_token.clone() } else { None },
@@ -290,6 +300,7 @@ impl<'a> TaskCall<'a> {
     async fn abandon(&self, task_id: &str, e: McpError) -> McpError {
         let options = RequestOptions {
             timeout_ms: Some(CANCEL_TIMEOUT.as_millis() as u64),
+            meta: self.task_meta.clone(),
             verbatim: true,
             context: self.options.context,
             ..RequestOptions::default()

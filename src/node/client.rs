@@ -334,6 +334,10 @@ impl NativeClient {
                 _ => {}
             }
         }
+        // A server with the Tasks extension (2026-07-28) may answer any call with a task.
+        if conn.try_current().is_some_and(|live| live.is_modern() && crate::core::tasks::extension::server_declares(&live)) {
+            return Ok(false);
+        }
         let params = tool_call_params(&name, &args_json, meta_json.as_deref())
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {name} on server {server}: {e}")))?;
         let id = lane.reserve_id();
