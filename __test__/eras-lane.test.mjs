@@ -70,9 +70,9 @@ const serverLogs = (logs) => logs.filter((l) => l.message === '[s] [MCP SERVER L
 for (const [label, define, era] of [
   ['stdio, 2026-07-28', () => stdio({ protocolVersion: '2026-07-28' }), '2026-07-28'],
   ['stdio, negotiated', () => stdio({ protocolVersion: 'auto' }), '2026-07-28'],
-  ['stdio, handshake', () => stdio(), '2025-11-25'],
+  ['stdio, handshake', () => stdio({ protocolVersion: '2025-11-25' }), '2025-11-25'],
   ['Streamable HTTP, 2026-07-28', () => http({ protocolVersion: '2026-07-28' }), '2026-07-28'],
-  ['Streamable HTTP, handshake', () => http(), '2025-11-25'],
+  ['Streamable HTTP, handshake', () => http({ protocolVersion: '2025-11-25' }), '2025-11-25'],
 ]) {
   test(`eras: server logs of a tool call reach the server's logger (${label})`, async () => {
     const logs = [];
@@ -121,7 +121,7 @@ test('eras: a 2026-07-28 request asks for server logs only while enableServerLog
 for (const [label, define] of [
   ['2026-07-28', () => stdio({ protocolVersion: '2026-07-28' })],
   ['negotiated', () => stdio({ protocolVersion: 'auto' })],
-  ['handshake', () => stdio()],
+  ['handshake', () => stdio({ protocolVersion: '2025-11-25' })],
 ]) {
   test(`eras: stdio tool calls take the lane (${label}): plain calls, progress`, async () => {
     const c = client(define());

@@ -398,8 +398,9 @@ impl NativeClient {
                 if let Ok(mut p) = pending.lock() {
                     p.insert(call_id, PendingCall { token: token.clone(), reason: reason.clone() });
                 }
-                if let Ok(mut d) = direct.lock() {
-                    d.remove(&call_id);
+                // Gone already: `cancel()` or `disconnect()` took it, maybe before the entry above existed.
+                if !direct.lock().is_ok_and(|mut d| d.remove(&call_id).is_some()) {
+                    token.cancel();
                 }
                 follow_conn.hand_over(call_id, outcome);
                 napi::bindgen_prelude::spawn(follow_up(follow_conn, answered, call_id, token, reason, pending, done_fn));
