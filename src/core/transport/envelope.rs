@@ -81,8 +81,12 @@ pub fn push_params(out: &mut String, params_json: &str, envelope: Option<&Envelo
         out.push_str(params_json);
         return;
     }
-    let params = params_json.trim_end();
-    let head = params.strip_suffix('}').unwrap_or(params);
+    // Params that are not an object (the lane's callers never send such) become one.
+    let params = params_json.trim();
+    let head = match params.strip_suffix('}') {
+        Some(head) if params.starts_with('{') => head,
+        _ => "{",
+    };
     out.push_str(head);
     if !head.trim_end().ends_with('{') {
         out.push(',');
@@ -167,6 +171,14 @@ mod tests {
         assert_eq!(got["_meta"][LOG_LEVEL_KEY], "error");
         assert_eq!(got["_meta"]["progressToken"], 7);
         assert_eq!(got["_meta"][CLIENT_INFO_KEY]["version"], "1.0.0");
+    }
+
+    #[test]
+    fn params_that_are_not_an_object_become_one() {
+        let e = envelope(None);
+        let got = params("null", Some(&e), Some(r#"{"progressToken":1}"#));
+        assert_eq!(got["_meta"]["progressToken"], 1);
+        assert_eq!(got.as_object().map(|o| o.len()), Some(1));
     }
 
     #[test]
