@@ -14,14 +14,15 @@ const run = (cmd, args, env = {}) => {
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 
+// The era suites (node and Rust: tests/stdio_lane.rs) run a server on the official Python MCP
+// SDK: a pinned venv under target/.
+pythonWithMcp();
+
 // MCP_NATIVE_NO_CARGO=1 (release workflow, in containers without Rust): test the binary already in place.
 if (process.env.MCP_NATIVE_NO_CARGO !== '1') {
   ensureBuilt();
   run('cargo', ['test', '--no-default-features', '--quiet'], { CARGO_TARGET_DIR: join(root, 'target', 'core-tests') });
 }
-
-// The era suite runs a server on the official Python MCP SDK: a pinned venv under target/.
-pythonWithMcp();
 
 const tests = readdirSync(join(root, '__test__'))
   .filter((f) => f.endsWith('.test.mjs'))

@@ -1,14 +1,16 @@
 //! The stdio pipe transport's request lane against a real child process (a small Python
 //! JSON-RPC responder): answers, server errors, timeouts, cancellation, a server that closes
-//! its stdout while alive, and the process group ended on shutdown.
+//! its stdout while alive, and the process group ended on shutdown. And against a 2026-07-28
+//! server on the official Python SDK: requests carry the session's `_meta` envelope.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mastra_mcp_native::core::config::{ServerConfig, StderrMode, StdioSpec};
-use mastra_mcp_native::core::events::NullSink;
+use mastra_mcp_native::core::events::{EventKind, NullSink};
 use mastra_mcp_native::core::handler::HandlerShared;
+use mastra_mcp_native::core::transport::envelope::Envelope;
 use mastra_mcp_native::core::transport::lane::{Lane, LaneError, LaneOutcome};
 use mastra_mcp_native::core::transport::pipe::PipeTransport;
 use mastra_mcp_native::core::transport::pipe_writer::PipeWriter;
@@ -186,4 +188,107 @@ async fn shutdown_ends_the_servers_grandchildren_too() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(gone(pid), "grandchild {pid} survived the shutdown");
+}
+
+/// Collects the events a transport routes (server logs, progress).
+#[derive(Default)]
+struct Collect(std::sync::Mutex<Vec<mastra_mcp_native::core::events::ServerEvent>>);
+
+impl mastra_mcp_native::core::events::EventSink for Collect {
+    fn emit(&self, event: mastra_mcp_native::core::events::ServerEvent) {
+        if let Ok(mut events) = self.0.lock() {
+            events.push(event);
+        }
+    }
+    fn stderr(&self, _server: &str, _chunk: Vec<u8>) {}
+}
+
+/// The Python SDK fixture server (2026-07-28) over a pipe transport, with the lane's envelope
+/// set or not. The venv comes from `node scripts/python-venv.mjs` (npm test provides it first).
+fn start_python_sdk(envelope: Option<Envelope>) -> (Arc<Lane>, Arc<Collect>, PipeTransport<tokio::process::ChildStdout>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join("target/py-venv/bin/python");
+    assert!(python.exists(), "{} is missing: run `node scripts/python-venv.mjs` first", python.display());
+    let spec = StdioSpec {
+        command: python.display().to_string(),
+        args: vec![root.join("__test__/fixtures/python/server.py").display().to_string(), "stdio".into()],
+        env: BTreeMap::new(),
+        inherit_default_env: true,
+        cwd: None,
+        stderr: StderrMode::Inherit,
+    };
+    let sink = Arc::new(Collect::default());
+    let config = ServerConfig::from_json("py", &serde_json::json!({ "command": "unused" }));
+    let shared = Arc::new(HandlerShared::from_config(&config, sink.clone(), None));
+    let spawned = stdio::spawn("py", &spec).expect("the python SDK server starts");
+    let transport = PipeTransport::over_spawned(spawned, shared);
+    let lane = transport.lane();
+    if let Some(envelope) = envelope {
+        assert!(lane.set_envelope(envelope));
+    }
+    (lane, sink, transport)
+}
+
+fn modern_envelope(log_level: Option<&str>) -> Envelope {
+    Envelope::new(
+        "2026-07-28",
+        &serde_json::json!({ "name": "lane-test", "version": "1.0.0" }),
+        &serde_json::json!({}),
+        log_level,
+    )
+    .expect("envelope")
+}
+
+async fn request_with_meta(lane: &Lane, method: &str, params: &str, meta: Option<&str>) -> LaneOutcome {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let id = lane.reserve_id();
+    lane.send_with_meta(id, method, params, meta, 20_000, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
+    .expect("sent");
+    tokio::time::timeout(Duration::from_secs(30), rx).await.expect("settles").expect("completed once")
+}
+
+/// Keeps reading the transport (as rmcp's service loop would) until `work` is done.
+async fn while_reading<T>(transport: &mut PipeTransport<tokio::process::ChildStdout>, work: impl std::future::Future<Output = T>) -> T {
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            out = &mut work => return out,
+            message = transport.receive() => if message.is_none() { panic!("the server closed its output") },
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_2026_07_28_server_answers_lane_requests_that_carry_the_envelope() {
+    let (lane, sink, mut transport) = start_python_sdk(Some(modern_envelope(Some("warning"))));
+    let echo = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"echo","arguments":{"message":"hi"}}"#, None)).await;
+    assert!(echo.as_ref().is_ok_and(|r| r.contains("Echo: hi")), "{echo:?}");
+
+    // The caller's `_meta` rides along: progress comes back with the caller's token.
+    let counted = while_reading(
+        &mut transport,
+        request_with_meta(&lane, "tools/call", r#"{"name":"count","arguments":{"steps":2}}"#, Some(r#"{"progressToken":"tok-1"}"#)),
+    )
+    .await;
+    assert!(counted.as_ref().is_ok_and(|r| r.contains("counted to 2")), "{counted:?}");
+
+    // Server logs come at and above the level the envelope asks for, and only those.
+    let chatter = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"chatter","arguments":{}}"#, None)).await;
+    assert!(chatter.as_ref().is_ok_and(|r| r.contains("chattered")), "{chatter:?}");
+    let events = sink.0.lock().map(|e| e.clone()).unwrap_or_default();
+    let progress: Vec<_> = events.iter().filter(|e| e.kind == EventKind::Progress).map(|e| e.payload["progressToken"].clone()).collect();
+    assert_eq!(progress, vec![serde_json::json!("tok-1"); 2]);
+    let levels: Vec<_> = events.iter().filter(|e| e.kind == EventKind::ServerLog).map(|e| e.payload["level"].clone()).collect();
+    assert_eq!(levels, vec![serde_json::json!("warning"), serde_json::json!("error")]);
+    let _ = transport.close().await;
+}
+
+#[tokio::test]
+async fn without_the_envelope_a_2026_07_28_server_does_not_run_the_call() {
+    let (lane, _sink, mut transport) = start_python_sdk(None);
+    let outcome = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"echo","arguments":{"message":"hi"}}"#, None)).await;
+    assert!(!outcome.as_ref().is_ok_and(|r| r.contains("Echo: hi")), "{outcome:?}");
+    let _ = transport.close().await;
 }

@@ -25,7 +25,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpError;
 use super::auth::{OAuthSession, Refusal};
 use super::open::{error_and_causes, net_error, open_session, Remote};
 use super::results::describe_tool_raw;
-use super::transport::lane::{Lane, LaneError};
+use super::transport::envelope::{Envelope, LOG_LEVEL_KEY};
+use super::transport::lane::{Lane, LaneError, LaneOutcome};
 
 /// Marks a request whose progress the user asked for; rmcp's own progress token is stripped from
 /// every other request (see `transport::observed`).
@@ -151,6 +152,9 @@ pub struct Connection {
     task_tools: Mutex<HashMap<String, super::tasks::TaskSupport>>,
     /// Resources subscribed to in a 2026-07-28 session (kept across reconnects).
     resource_subs: Mutex<Vec<String>>,
+    /// First answers of lane `tools/call`s that need the async path to finish (see `hand_over`),
+    /// by the call's context id.
+    handed_over: Mutex<HashMap<u32, LaneOutcome>>,
 }
 
 impl Connection {
@@ -172,7 +176,23 @@ impl Connection {
             tools_cache: Mutex::new(None),
             task_tools: Mutex::new(HashMap::new()),
             resource_subs: Mutex::new(Vec::new()),
+            handed_over: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Hands the first answer of a `tools/call` written on the lane (e.g. an `input_required`
+    /// result) to the async path: the next `tools/call` request made with `context` takes it as
+    /// its answer instead of being sent, so the call is followed up exactly as a call sent by
+    /// that path, and never sent twice.
+    pub fn hand_over(&self, context: u32, first: LaneOutcome) {
+        if let Ok(mut handed) = self.handed_over.lock() {
+            handed.insert(context, first);
+        }
+    }
+
+    /// The handed-over first answer for `context`, once.
+    pub fn take_handed_over(&self, context: u32) -> Option<LaneOutcome> {
+        self.handed_over.lock().ok().and_then(|mut h| h.remove(&context))
     }
 
     pub fn name(&self) -> &str {
@@ -363,8 +383,13 @@ impl Connection {
         }
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
-        if let Some(meta) = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())) {
-            if let Ok(meta) = serde_json::from_value::<RequestMetaObject>(meta.clone()) {
+        let mut meta = options.meta.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
+        if let (true, Some(level)) = (live.modern, self.shared.server_log_level()) {
+            // 2026-07-28: a server sends logs for a request only if its `_meta` asks for them.
+            meta.entry(LOG_LEVEL_KEY).or_insert_with(|| Value::String(level.into()));
+        }
+        if !meta.is_empty() {
+            if let Ok(meta) = serde_json::from_value::<RequestMetaObject>(Value::Object(meta)) {
                 peer_options = peer_options.with_meta(meta);
             }
         }
@@ -412,12 +437,13 @@ impl Connection {
     async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
-        if let (Some(meta), Some(object)) = (options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())), params.as_object_mut()) {
-            object.insert("_meta".into(), meta.clone());
-        }
+        // The caller's `_meta` replaces one in `params`; the lane merges it with the session's envelope.
+        let own_meta = params.as_object_mut().and_then(|o| o.remove("_meta"));
+        let meta = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())).or(own_meta.as_ref()).filter(|m| m.is_object());
+        let meta_json = meta.map(Value::to_string);
         let (tx, rx) = tokio::sync::oneshot::channel();
         let id = lane.reserve_id();
-        lane.send(id, method, &params.to_string(), timeout_ms, Box::new(move |outcome| {
+        lane.send_with_meta(id, method, &params.to_string(), meta_json.as_deref(), timeout_ms, Box::new(move |outcome| {
             let _ = tx.send(outcome);
         }))
         .map_err(|e| RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 })))?;
@@ -451,9 +477,12 @@ impl Connection {
                 super::results::strip_envelope(&mut result);
                 return Ok(result);
             };
-            let responses = super::input::answer(&self.shared, &input)
-                .await
-                .map_err(|message| McpError::new(ErrorKind::InvalidState, self.name(), message))?;
+            let cancel = options.cancel.clone().unwrap_or_default();
+            // The user's answer may take long: an abort (or disconnect) ends the wait.
+            let responses = tokio::select! {
+                r = super::input::answer(&self.shared, &input) => r.map_err(|message| McpError::new(ErrorKind::InvalidState, self.name(), message))?,
+                _ = cancel.cancelled() => return Err(McpError::new(ErrorKind::Aborted, self.name(), cancel_reason(&options))),
+            };
             params = input.retry_params(params, responses);
         }
         Err(McpError::new(
@@ -467,6 +496,9 @@ impl Connection {
     /// server (the session was already gone), reconnects and sends it once more; a request that
     /// may have been delivered is never resent.
     pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
+        if let Some(first) = options.context.filter(|_| method == "tools/call").and_then(|c| self.take_handed_over(c)) {
+            return first.map_err(|e| lane_error(self.name(), method, e));
+        }
         match self.send_once(method, params.clone(), &options).await {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
@@ -722,6 +754,16 @@ pub fn server_has(live: &Live, capability: &str) -> bool {
 }
 
 
+/// Why a request was cancelled, as the canceller said.
+fn cancel_reason(options: &RequestOptions) -> String {
+    options
+        .cancel_reason
+        .as_ref()
+        .and_then(|r| r.lock().ok().map(|s| s.clone()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "This operation was aborted".to_string())
+}
+
 /// The user-facing error for a lane request that did not succeed.
 pub fn lane_error(server: &str, method: &str, e: LaneError) -> McpError {
     match e {
@@ -804,6 +846,19 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
     }
 }
 
+/// The per-request `_meta` of a 2026-07-28 session: the negotiated version and the client info
+/// and capabilities the session was opened with (what rmcp's peer sends), plus the server log
+/// level when the user wants server logs.
+fn session_envelope(service: &super::open::Service, shared: &HandlerShared, info: Option<&rmcp::model::ServerPeerInfo>) -> Envelope {
+    let client = rmcp::handler::client::ClientHandler::get_info(service.service());
+    let version = info.map(|i| i.protocol_version.to_string()).unwrap_or_else(|| MODERN_PROTOCOL_VERSION.to_string());
+    Envelope::new(&version, &client.client_info, &client.capabilities, shared.server_log_level()).unwrap_or_else(|e| {
+        tracing::warn!(server = %shared.server, "client info not serialisable for the request envelope: {e}");
+        Envelope::new(&version, &serde_json::json!({ "name": shared.server, "version": "1.0.0" }), &serde_json::json!({}), shared.server_log_level())
+            .expect("static envelope serialises")
+    })
+}
+
 /// Opens a session and wraps it as `Live`.
 async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Arc<Live>> {
     let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
@@ -823,9 +878,9 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         http_session: opened.http_session,
-        // The lane writes requests itself; a 2026-07-28 request must carry the client's
-        // `_meta` (version, info, capabilities), which rmcp's peer adds: no lane there.
-        lane: opened.lane.filter(|_| !modern),
+        // A 2026-07-28 request carries the client's context in `_meta`, as rmcp's peer adds it
+        // to its own requests: the lane writes the same, from the info this session opened with.
+        lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, &shared, info.as_deref()))),
         modern,
         listener: Mutex::new(None),
         peer,

@@ -24,6 +24,9 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The stateless revision (no handshake: `server/discover`, per-request `_meta`).
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
+/// The server log level asked for in a 2026-07-28 session while server logs are enabled.
+pub const SERVER_LOG_LEVEL: &str = "debug";
+
 /// State shared between a `Connection` and every rmcp handler it creates.
 pub struct HandlerShared {
     pub server: String,
@@ -80,6 +83,13 @@ impl HandlerShared {
             legacy_era: AtomicBool::new(false),
             modern_era: AtomicBool::new(false),
         }
+    }
+
+    /// The lowest server log level a 2026-07-28 request asks for (`_meta`
+    /// `io.modelcontextprotocol/logLevel`), when server logs are wanted: every level, as a
+    /// handshake-era server sends them (the client never sends `logging/setLevel`).
+    pub fn server_log_level(&self) -> Option<&'static str> {
+        self.enable_server_logs.then_some(SERVER_LOG_LEVEL)
     }
 
     pub(crate) fn emit(&self, kind: EventKind, payload: Value) {

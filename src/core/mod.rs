@@ -7,6 +7,7 @@ pub mod connection;
 pub mod env;
 pub mod error;
 pub mod events;
+pub mod follow_up;
 pub mod handler;
 mod input;
 mod listen;

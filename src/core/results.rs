@@ -115,9 +115,10 @@ pub fn shape_call_result_text(server: &str, raw: &str) -> String {
     }
 }
 
-/// The `params` text of a `tools/call`: `args_json` must be a JSON object, `meta_json` (the
-/// request `_meta`) a JSON object or absent. Both are validated, not re-encoded.
-pub fn tool_call_params(name: &str, args_json: &str, meta_json: Option<&str>) -> Result<String, String> {
+/// The `params` text of a `tools/call` (without `_meta`) and its request `_meta` text:
+/// `args_json` must be a JSON object, `meta_json` a JSON object or absent (an empty one counts
+/// as absent). Both are validated, not re-encoded.
+pub fn tool_call_params<'m>(name: &str, args_json: &str, meta_json: Option<&'m str>) -> Result<(String, Option<&'m str>), String> {
     fn object<'a>(what: &str, text: &'a str) -> Result<&'a serde_json::value::RawValue, String> {
         let raw: &serde_json::value::RawValue = serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
         if raw.get().trim_start().starts_with('{') {
@@ -127,20 +128,17 @@ pub fn tool_call_params(name: &str, args_json: &str, meta_json: Option<&str>) ->
         }
     }
     let args = object("arguments", args_json)?;
-    let mut out = String::with_capacity(args_json.len() + name.len() + 32 + meta_json.map_or(0, str::len));
+    let meta = match meta_json {
+        Some(meta) => Some(object("_meta", meta)?.get()).filter(|m| *m != "{}"),
+        None => None,
+    };
+    let mut out = String::with_capacity(args_json.len() + name.len() + 32);
     out.push_str("{\"name\":");
     out.push_str(&Value::String(name.to_string()).to_string());
     out.push_str(",\"arguments\":");
     out.push_str(args.get());
-    if let Some(meta) = meta_json {
-        let meta = object("_meta", meta)?;
-        if meta.get() != "{}" {
-            out.push_str(",\"_meta\":");
-            out.push_str(meta.get());
-        }
-    }
     out.push('}');
-    Ok(out)
+    Ok((out, meta))
 }
 
 /// `describe_tool` over a tool's JSON text, as JSON text: the tool itself is copied through

@@ -13,6 +13,7 @@ use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
 use crate::core::connection::{lane_error, RequestOptions};
+use crate::core::follow_up::needs_follow_up;
 use crate::core::transport::lane::{Lane, LaneOutcome};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use crate::core::registry::{HostPorts, ServerOutcome};
@@ -138,6 +139,51 @@ fn outcomes_to_text(outcomes: Vec<ServerOutcome<String>>) -> String {
     }
     out.push(']');
     out
+}
+
+/// What a direct call was asked with, kept for its follow-up on the async path.
+struct DirectCall {
+    server: String,
+    name: String,
+    args_json: String,
+    meta_json: Option<String>,
+}
+
+/// Finishes a direct call whose first answer was handed over (`Connection::hand_over`) on the
+/// async path `callTool` takes, and settles it through the completion callback.
+async fn follow_up(
+    conn: Arc<Connection>,
+    call: Arc<DirectCall>,
+    call_id: u32,
+    token: CancellationToken,
+    reason: Arc<Mutex<String>>,
+    pending: Arc<Mutex<HashMap<u32, PendingCall>>>,
+    done_fn: Arc<CallDoneFn>,
+) {
+    let meta: Option<Value> = call.meta_json.as_deref().and_then(|m| serde_json::from_str(m).ok());
+    let mut params = Map::new();
+    params.insert("name".into(), Value::String(call.name.clone()));
+    params.insert("arguments".into(), serde_json::from_str(&call.args_json).unwrap_or_else(|_| json!({})));
+    let options = RequestOptions {
+        timeout_ms: None,
+        progress_token: meta.as_ref().and_then(|m| m.get("progressToken")).cloned(),
+        meta,
+        cancel: Some(token),
+        cancel_reason: Some(reason),
+        context: Some(call_id),
+        verbatim: false,
+    };
+    let result = crate::core::tasks::call_tool(&conn, params, options, false).await;
+    // Not taken if the async path ended before sending (e.g. the tool list could not be read).
+    let _ = conn.take_handed_over(call_id);
+    if let Ok(mut p) = pending.lock() {
+        p.remove(&call_id);
+    }
+    let done = match result {
+        Ok(result) => CallDone { id: call_id, ok: true, json: shape_call_result(&call.server, result).to_string() },
+        Err(e) => CallDone { id: call_id, ok: false, json: e.to_json().to_string() },
+    };
+    done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
 }
 
 #[napi]
@@ -322,6 +368,8 @@ impl NativeClient {
     /// `tools/call` written straight to a connected stdio server from this thread, settled
     /// through the completion callback (`id` = `callId`). Returns false, having sent nothing,
     /// when the server has no ready lane (not connected yet, remote, or closed): use `callTool`.
+    /// An answer that needs more than shaping (a 2026-07-28 `input_required` result, a task
+    /// refusal) is handed to the async path, which follows it up without sending the call again.
     #[napi]
     pub fn start_call(&self, server: String, name: String, args_json: String, meta_json: Option<String>, call_id: u32) -> Result<bool> {
         let conn = self.server(&server)?;
@@ -338,25 +386,45 @@ impl NativeClient {
         if conn.try_current().is_some_and(|live| live.is_modern() && crate::core::tasks::extension::server_declares(&live)) {
             return Ok(false);
         }
-        let params = tool_call_params(&name, &args_json, meta_json.as_deref())
-            .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {name} on server {server}: {e}")))?;
+        let call = Arc::new(DirectCall { server, name, args_json, meta_json });
+        let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref())
+            .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server)))?;
         let id = lane.reserve_id();
         if let Ok(mut direct) = self.direct.lock() {
             direct.insert(call_id, (lane.clone(), id));
         }
         let done_fn = self.call_done.clone();
         let direct = self.direct.clone();
+        let pending = self.pending.clone();
+        let answered = call.clone();
+        let follow_conn = conn.clone();
         let done = Box::new(move |outcome: LaneOutcome| {
+            if needs_follow_up(&outcome) {
+                // Registered for `cancel()` and `disconnect()` before it leaves the direct calls.
+                let token = CancellationToken::new();
+                let reason = Arc::new(Mutex::new(String::new()));
+                if let Ok(mut p) = pending.lock() {
+                    p.insert(call_id, PendingCall { token: token.clone(), reason: reason.clone() });
+                }
+                // Gone already: `cancel()` or `disconnect()` took it, maybe before the entry above existed.
+                if !direct.lock().is_ok_and(|mut d| d.remove(&call_id).is_some()) {
+                    token.cancel();
+                }
+                follow_conn.hand_over(call_id, outcome);
+                napi::bindgen_prelude::spawn(follow_up(follow_conn, answered, call_id, token, reason, pending, done_fn));
+                return;
+            }
             if let Ok(mut d) = direct.lock() {
                 d.remove(&call_id);
             }
+            let server = &answered.server;
             let done = match outcome {
-                Ok(raw) => CallDone { id: call_id, ok: true, json: shape_call_result_text(&server, &raw) },
-                Err(e) => CallDone { id: call_id, ok: false, json: lane_error(&server, "tools/call", e).to_json().to_string() },
+                Ok(raw) => CallDone { id: call_id, ok: true, json: shape_call_result_text(server, &raw) },
+                Err(e) => CallDone { id: call_id, ok: false, json: lane_error(server, "tools/call", e).to_json().to_string() },
             };
             done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
         });
-        match lane.send(id, "tools/call", &params, conn.request_timeout_ms(), done) {
+        match lane.send_with_meta(id, "tools/call", &params, meta, conn.request_timeout_ms(), done) {
             Ok(()) => Ok(true),
             Err(_) => {
                 if let Ok(mut d) = self.direct.lock() {
@@ -372,8 +440,10 @@ impl NativeClient {
     pub fn cancel(&self, call_id: u32, reason: String) {
         let direct = self.direct.lock().ok().and_then(|mut d| d.remove(&call_id));
         if let Some((lane, id)) = direct {
-            lane.cancel(id, &reason);
-            return;
+            // Settled meanwhile: it may have moved on to the async path (see `start_call`).
+            if lane.cancel(id, &reason) {
+                return;
+            }
         }
         if let Ok(mut pending) = self.pending.lock() {
             if let Some(call) = pending.remove(&call_id) {

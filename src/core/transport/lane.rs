@@ -7,12 +7,13 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use super::envelope::{push_params, Envelope};
 use super::pipe_writer::PipeWriter;
 
 /// How a lane request ended without a result.
@@ -64,12 +65,14 @@ pub struct Lane {
     state: Mutex<State>,
     wake_sweeper: Notify,
     next_id: AtomicU64,
+    /// The per-request `_meta` of a 2026-07-28 session, set once the session is open.
+    envelope: OnceLock<Envelope>,
 }
 
 impl Lane {
     /// A lane over `writer`, with its timeout sweeper running on the current tokio runtime.
     pub fn start(writer: Arc<PipeWriter>) -> Arc<Lane> {
-        let lane = Arc::new(Lane { writer, state: Mutex::default(), wake_sweeper: Notify::new(), next_id: AtomicU64::new(1) });
+        let lane = Arc::new(Lane { writer, state: Mutex::default(), wake_sweeper: Notify::new(), next_id: AtomicU64::new(1), envelope: OnceLock::new() });
         tokio::spawn(sweep(Arc::downgrade(&lane)));
         lane
     }
@@ -83,14 +86,41 @@ impl Lane {
         self.state.lock().map(|s| s.closed.is_some()).unwrap_or(true)
     }
 
-    /// Writes request `id` (from `reserve_id`). `params_json` must be a JSON object's text.
-    /// On `Err` nothing was sent and `done` will not be called.
+    /// Every request from now on carries `envelope` in its `_meta` (a 2026-07-28 session has no
+    /// handshake). Set once per session; false if it was already set.
+    pub fn set_envelope(&self, envelope: Envelope) -> bool {
+        self.envelope.set(envelope).is_ok()
+    }
+
+    /// Whether requests carry a 2026-07-28 envelope.
+    pub fn has_envelope(&self) -> bool {
+        self.envelope.get().is_some()
+    }
+
+    /// Writes request `id` (from `reserve_id`). `params_json` must be a JSON object's text
+    /// without `_meta`. On `Err` nothing was sent and `done` will not be called.
     pub fn send(&self, id: u64, method: &str, params_json: &str, timeout_ms: u64, done: Completion) -> Result<(), NotSent> {
-        let mut line = String::with_capacity(params_json.len() + method.len() + 56);
+        self.send_with_meta(id, method, params_json, None, timeout_ms, done)
+    }
+
+    /// `send` with the caller's request `_meta` (a JSON object's text), merged with the
+    /// session's envelope, if any.
+    pub fn send_with_meta(
+        &self,
+        id: u64,
+        method: &str,
+        params_json: &str,
+        meta_json: Option<&str>,
+        timeout_ms: u64,
+        done: Completion,
+    ) -> Result<(), NotSent> {
+        let envelope = self.envelope.get();
+        let extra = envelope.map_or(0, |e| e.members().len() + 16) + meta_json.map_or(0, |m| m.len() + 12);
+        let mut line = String::with_capacity(params_json.len() + method.len() + 56 + extra);
         let _ = write!(line, r#"{{"jsonrpc":"2.0","id":"n{id}","method":"#);
         push_json_string(&mut line, method);
         line.push_str(r#","params":"#);
-        line.push_str(params_json);
+        push_params(&mut line, params_json, envelope, meta_json);
         line.push_str("}\n");
         {
             let mut state = self.state.lock().map_err(|_| NotSent("lane state poisoned".into()))?;

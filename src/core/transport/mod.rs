@@ -7,6 +7,7 @@ pub mod watchdog;
 pub mod streamable;
 pub mod sse;
 pub mod observed;
+pub mod envelope;
 pub mod lane;
 pub mod pipe;
 pub mod pipe_writer;
