@@ -810,6 +810,12 @@ export type BaseServerOptions = {
    */
   enableServerLogs?: boolean;
   /**
+   * The lowest level of server logs asked for in a 2026-07-28 session, where logs are a per-request opt-in
+   * (`_meta` `io.modelcontextprotocol/logLevel`, sent while `enableServerLogs` is on). As in `@mastra/mcp` 2.0.
+   * @default 'debug' (every level, as handshake-era servers send them)
+   */
+  serverLogLevel?: LoggingLevel;
+  /**
    * Attach a progress token to tool calls so the server can report progress
    * (see `MCPClient#progress`).
    * @default true

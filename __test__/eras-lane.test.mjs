@@ -92,6 +92,30 @@ for (const [label, define, era] of [
   });
 }
 
+for (const [label, define] of [
+  ['stdio', () => stdio({ protocolVersion: '2026-07-28' })],
+  ['Streamable HTTP', () => http({ protocolVersion: '2026-07-28' })],
+]) {
+  test(`eras: serverLogLevel sets the lowest level a 2026-07-28 server sends (${label})`, async () => {
+    const logs = [];
+    const c = client({ ...define(), serverLogLevel: 'warning', logger: (m) => logs.push(m) });
+    const tools = await c.listTools();
+    assert.match(JSON.stringify(await tools.s_chatter.execute({}, {})), /chattered/);
+    await waitFor(() => serverLogs(logs).length >= 2, { timeoutMs: 10000, message: `two server logs: ${JSON.stringify(serverLogs(logs))}` });
+    assert.deepEqual(
+      serverLogs(logs).map((l) => l.level),
+      ['warning', 'error'],
+    );
+  });
+}
+
+test('eras: an unknown serverLogLevel is a configuration error naming the server', async () => {
+  const c = client(stdio({ serverLogLevel: 'loud' }));
+  const { errors } = await c.listToolsWithErrors();
+  assert.match(errors.s, /serverLogLevel/);
+  assert.match(errors.s, /"s"/);
+});
+
 test('eras: a 2026-07-28 request asks for server logs only while enableServerLogs is on', async () => {
   const bodies = [];
   const spy = (into) => async (url, init) => {

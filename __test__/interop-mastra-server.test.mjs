@@ -106,8 +106,6 @@ function eraFacts(transport, serverEra, era) {
     // MCPServer 1.18 sends a 2026-07-28 resource update only through its HTTP handler's notifier: over stdio
     // `resources.notifyUpdated()` looks for `resources/subscribe` subscribers, which that era does not have.
     resourceUpdates: !statelessFallback && !(transport === 'stdio' && era === '2026-07-28'),
-    // The 2026-07-28 revision makes logs a per-request opt-in the client does not send (README).
-    serverLogs: era === '2025-11-25',
   };
 }
 
@@ -251,12 +249,11 @@ for (const { transport, serverEra, protocolVersion } of combos) {
       assert.equal(request.requestedSchema.properties.name.type, 'string');
     });
 
-    test('server logs reach the logger where the era has them', async () => {
+    test('server logs reach the logger in both eras (2026-07-28: the per-request log level)', async () => {
       const tools = await client.listTools();
       const marker = `log-${uniq()}`;
       const result = await tools.s_log.execute({ message: marker }, {});
       assert.deepEqual(result.content, [{ type: 'text', text: 'logged' }]);
-      if (!facts.serverLogs) return; // 2026-07-28: per-request opt-in, not sent (README)
       // The server's notifications/message (level warning); the client's own debug records may quote the arguments.
       const fromServer = (l) => l.level !== 'debug' && JSON.stringify(l).includes(marker);
       await waitFor(() => logs.some(fromServer), { timeoutMs: 10000, message: `the server log ${marker}` });

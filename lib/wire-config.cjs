@@ -32,6 +32,7 @@ function toWireDefinition(def) {
     connectTimeout: def.connectTimeout,
     timeout: def.timeout,
     enableServerLogs: def.enableServerLogs,
+    serverLogLevel: def.serverLogLevel,
     preferTasks: def.preferTasks,
     clientVersion: typeof def[CLIENT_VERSION] === 'string' ? def[CLIENT_VERSION] : undefined,
     capabilities: def.capabilities,

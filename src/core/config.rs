@@ -64,6 +64,8 @@ pub struct ServerConfig {
     /// `preferTasks`: tools whose `execution.taskSupport` is `optional` run as tasks too
     /// (2025-11-25 tasks; in 2026-07-28 the server decides).
     pub prefer_tasks: bool,
+    /// `serverLogLevel`: the lowest server log level a 2026-07-28 request asks for.
+    pub server_log_level: Option<String>,
     /// The `version` our `clientInfo` reports (set by InternalMastraMCPClient).
     pub client_version: Option<String>,
     /// Advertise the elicitation capability at connect time.
@@ -103,6 +105,13 @@ impl ServerConfig {
             )),
             _ => spec,
         };
+        let spec = match obj.get("serverLogLevel").filter(|v| !v.is_null()) {
+            Some(v) if !v.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) => Err(McpError::invalid_config(
+                name,
+                format!("Server \"{name}\": serverLogLevel must be one of {}; got {v}", LOG_LEVELS.join(", ")),
+            )),
+            _ => spec,
+        };
         ServerConfig {
             name: name.to_string(),
             spec,
@@ -112,6 +121,7 @@ impl ServerConfig {
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
             prefer_tasks: obj.get("preferTasks").and_then(Value::as_bool).unwrap_or(false),
+            server_log_level: obj.get("serverLogLevel").and_then(Value::as_str).map(str::to_string),
             client_version: obj.get("clientVersion").and_then(Value::as_str).filter(|v| !v.is_empty()).map(str::to_string),
             elicitation: obj.get("elicitation").and_then(Value::as_bool).unwrap_or(false)
                 || obj
@@ -137,6 +147,9 @@ impl ServerConfig {
         self.spec.as_ref().map_err(Clone::clone)
     }
 }
+
+/// The MCP log levels, lowest first.
+const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /// `protocolVersion`: `'auto'`, the stateless revision, `'legacy'` (the handshake, as
 /// `@mastra/mcp` 2.0 spells it) or a revision of the handshake.

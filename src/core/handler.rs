@@ -24,7 +24,8 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The stateless revision (no handshake: `server/discover`, per-request `_meta`).
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
-/// The server log level asked for in a 2026-07-28 session while server logs are enabled.
+/// The server log level asked for in a 2026-07-28 session while server logs are enabled, unless
+/// the server definition's `serverLogLevel` says otherwise.
 pub const SERVER_LOG_LEVEL: &str = "debug";
 
 /// State shared between a `Connection` and every rmcp handler it creates.
@@ -35,6 +36,8 @@ pub struct HandlerShared {
     pub sink: Arc<dyn EventSink>,
     pub responder: Option<Arc<dyn ElicitationResponder>>,
     pub enable_server_logs: bool,
+    /// See `server_log_level()`.
+    pub server_log_level: String,
     /// Advertise elicitation (set by config or by registering a handler before connecting).
     pub elicitation: AtomicBool,
     pub user_capabilities: Map<String, Value>,
@@ -70,6 +73,7 @@ impl HandlerShared {
             sink,
             responder,
             enable_server_logs: config.enable_server_logs,
+            server_log_level: config.server_log_level.clone().unwrap_or_else(|| SERVER_LOG_LEVEL.to_string()),
             elicitation: AtomicBool::new(config.elicitation),
             user_capabilities: config.capabilities.clone(),
             roots: Mutex::new(config.roots.clone()),
@@ -86,10 +90,11 @@ impl HandlerShared {
     }
 
     /// The lowest server log level a 2026-07-28 request asks for (`_meta`
-    /// `io.modelcontextprotocol/logLevel`), when server logs are wanted: every level, as a
-    /// handshake-era server sends them (the client never sends `logging/setLevel`).
-    pub fn server_log_level(&self) -> Option<&'static str> {
-        self.enable_server_logs.then_some(SERVER_LOG_LEVEL)
+    /// `io.modelcontextprotocol/logLevel`), when server logs are wanted: `serverLogLevel`, by
+    /// default every level, as a handshake-era server sends them (the client never sends
+    /// `logging/setLevel`).
+    pub fn server_log_level(&self) -> Option<&str> {
+        self.enable_server_logs.then_some(self.server_log_level.as_str())
     }
 
     pub(crate) fn emit(&self, kind: EventKind, payload: Value) {
