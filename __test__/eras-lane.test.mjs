@@ -4,50 +4,20 @@
 // so the user's `logger` sees server logs in that era only if every request carries one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { MCPClient } from '../index.mjs';
-import { waitFor, freePort, fixturePath } from './fixtures/helpers.mjs';
+import { waitFor, fixturePath } from './fixtures/helpers.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
+import { startPythonHttp } from './fixtures/python-http.mjs';
 
 const pyServer = fixturePath('python/server.py');
 let python;
 let httpServer;
 const clients = [];
 
-/** Starts the Python fixture over Streamable HTTP on 127.0.0.1; resolves once it answers. */
-async function startPythonHttp() {
-  const port = await freePort();
-  const child = spawn(python, [pyServer, 'http', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(t);
-  };
-  const url = `http://127.0.0.1:${port}/mcp`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`python server exited: ${out}`);
-      try {
-        await fetch(url, { method: 'GET' });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { timeoutMs: 30000, intervalMs: 100, message: `python server on ${url}` },
-  );
-  return { url, stop };
-}
 
 before(async () => {
   python = pythonWithMcp();
-  httpServer = await startPythonHttp();
+  httpServer = await startPythonHttp(python, pyServer);
 });
 after(async () => {
   await Promise.all(clients.map((c) => c.disconnect()));

@@ -6,62 +6,30 @@
 // `'2026-07-28'` pins the stateless revision.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { MCPClient } from '../index.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEverythingHttp, waitFor, nodeBin, freePort, fixturePath, stdioFixtureServer } from './fixtures/helpers.mjs';
+import { startEverythingHttp, waitFor, nodeBin, fixturePath, stdioFixtureServer } from './fixtures/helpers.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
+import { startPythonHttp } from './fixtures/python-http.mjs';
 
 const require = createRequire(import.meta.url);
 const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const pyServer = fixturePath('python/server.py');
 let python;
-const started = [];
 
-/** Starts the Python fixture over Streamable HTTP on 127.0.0.1; resolves once it answers. */
-async function startPythonHttp() {
-  const port = await freePort();
-  const child = spawn(python, [pyServer, 'http', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(t);
-  };
-  started.push({ stop });
-  const url = `http://127.0.0.1:${port}/mcp`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`python server exited: ${out}`);
-      try {
-        await fetch(url, { method: 'GET' });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { timeoutMs: 30000, intervalMs: 100, message: `python server on ${url}` },
-  );
-  return { url, stop };
-}
 
 const http = {};
 before(async () => {
   python = pythonWithMcp();
-  [http.everything, http.python] = await Promise.all([startEverythingHttp('streamableHttp'), startPythonHttp()]);
+  [http.everything, http.python] = await Promise.all([startEverythingHttp('streamableHttp'), startPythonHttp(python, pyServer)]);
 });
 const clients = [];
 after(async () => {
   await Promise.all(clients.map((c) => c.disconnect()));
-  await Promise.all([...Object.values(http), ...started].map((s) => s.stop()));
+  await Promise.all(Object.values(http).map((s) => s.stop()));
 });
 
 const everything = {

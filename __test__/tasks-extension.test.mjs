@@ -7,56 +7,21 @@
 // reports what the server saw, so each test checks the wire, not only the result.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { Agent } from '@mastra/core/agent';
 import { MockLanguageModelV2 } from 'ai/test';
 import { MCPClient } from '../index.mjs';
-import { waitFor, freePort, fixturePath } from './fixtures/helpers.mjs';
+import { waitFor, fixturePath } from './fixtures/helpers.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
+import { startPythonHttp } from './fixtures/python-http.mjs';
 
 const serverPath = fixturePath('python/tasks_server.py');
 let python;
 let http;
 
-/** Starts the fixture over Streamable HTTP on 127.0.0.1; resolves once it answers. */
-async function startHttp() {
-  const port = await freePort();
-  const child = spawn(python, [serverPath, 'http', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(t);
-  };
-  const url = `http://127.0.0.1:${port}/mcp`;
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`python server exited: ${out}`);
-        try {
-          await fetch(url, { method: 'GET' });
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { timeoutMs: 30000, intervalMs: 100, message: `python tasks server on ${url}` },
-    );
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { url, stop };
-}
 
 before(async () => {
   python = pythonWithMcp();
-  http = await startHttp();
+  http = await startPythonHttp(python, serverPath);
 });
 const clients = [];
 after(async () => {

@@ -854,7 +854,7 @@ fn session_envelope(service: &super::open::Service, shared: &HandlerShared, info
     let version = info.map(|i| i.protocol_version.to_string()).unwrap_or_else(|| MODERN_PROTOCOL_VERSION.to_string());
     Envelope::new(&version, &client.client_info, &client.capabilities, shared.server_log_level()).unwrap_or_else(|e| {
         tracing::warn!(server = %shared.server, "client info not serialisable for the request envelope: {e}");
-        Envelope::new(&version, &serde_json::json!({ "name": shared.server, "version": "1.0.0" }), &serde_json::json!({}), shared.server_log_level())
+        Envelope::new(&version, &serde_json::json!({ "name": shared.server, "version": shared.client_version }), &serde_json::json!({}), shared.server_log_level())
             .expect("static envelope serialises")
     })
 }
