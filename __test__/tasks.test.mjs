@@ -136,3 +136,17 @@ test('tasks: a Mastra Agent runs the task tool of server-everything to completio
   const output = mine[0].payload?.result ?? mine[0].output ?? mine[0].result;
   assert.match(reportText(output), /# Research Report: coral reefs/);
 });
+
+test('tasks: a task tool rebuilt from a cached definition runs as a task on a connected stdio session (no tools/list)', async () => {
+  const catalog = await client(definitions.stdio).listToolDefinitions();
+  const c = client(definitions.stdio);
+  const progress = [];
+  await c.progress.onUpdate('ev', (p) => progress.push(p));
+  const echo = await c.toolFromDefinition({ serverName: 'ev', definition: catalog.ev.echo });
+  // The session is up (its fast path ready) before the task tool is first called.
+  assert.match(JSON.stringify(await echo.execute({ message: 'warm' }, {})), /warm/);
+  const research = await c.toolFromDefinition({ serverName: 'ev', definition: catalog.ev['simulate-research-query'] });
+  const result = await research.execute({ topic: 'estuaries' }, { runId: 'cached-run' });
+  assert.match(reportText(result), /# Research Report: estuaries/);
+  assert.ok(progress.some((p) => p.progressToken === 'cached-run'), 'followed as a task: its statuses reached progress.onUpdate');
+});
