@@ -496,7 +496,9 @@ impl Connection {
     /// server (the session was already gone), reconnects and sends it once more; a request that
     /// may have been delivered is never resent.
     pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
-        if let Some(first) = options.context.filter(|_| method == "tools/call").and_then(|c| self.take_handed_over(c)) {
+        // (Only a plain call takes it: a 2025-11-25 task call is another request than the one answered.)
+        let plain_call = method == "tools/call" && params.get("task").is_none();
+        if let Some(first) = options.context.filter(|_| plain_call).and_then(|c| self.take_handed_over(c)) {
             return first.map_err(|e| lane_error(self.name(), method, e));
         }
         match self.send_once(method, params.clone(), &options).await {
