@@ -32,6 +32,15 @@ const SCENARIOS = [
     ],
   },
   {
+    name: 'stdio-seq-2026',
+    full: { calls: 5000, warm: 1000 },
+    quick: { calls: 300, warm: 50 },
+    metrics: [
+      ['p50_us', 'stdio, dual-era server, one echo at a time: p50 latency (µs)', 'lower'],
+      ['p99_us', 'stdio, dual-era server, one echo at a time: p99 latency (µs)', 'lower'],
+    ],
+  },
+  {
     name: 'stdio-soak',
     full: { calls: 20000, warm: 1000 },
     quick: { calls: 1000, warm: 100 },
@@ -76,6 +85,12 @@ const SCENARIOS = [
       ['time_ms', '{bytes} B tool result: time per call (ms)', 'lower'],
       ['peak_rss_mib', '{bytes} B tool result: peak RSS of the process (MiB)', 'lower'],
     ],
+  },
+  {
+    name: 'blob-2026',
+    full: { bytes: 5_000_000, calls: 5 },
+    quick: { bytes: 1_000_000, calls: 2 },
+    metrics: [['time_ms', 'dual-era server, {bytes} B tool result: time per call (ms)', 'lower']],
   },
   {
     name: 'cold',

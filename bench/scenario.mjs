@@ -1,6 +1,6 @@
 // One measurement in a fresh process: node --expose-gc bench/scenario.mjs <impl> <scenario> [key=value ...]
 //   impl:     anchor (@mastra/mcp) | ours (../index.mjs) | floor (./floor-client.mjs)
-//   scenario: stdio-seq | stdio-soak | catalog | fanout | http-json | http-sse | blob | cold
+//   scenario: stdio-seq | stdio-seq-2026 | stdio-soak | catalog | fanout | http-json | http-sse | blob | blob-2026 | cold
 // Prints one JSON line of measurements on stdout. run.mjs starts it; it is not meant to be read by hand.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -57,8 +57,8 @@ async function makeClient(servers) {
   };
 }
 
-function stdioServer(tools = 10) {
-  return { command: FIXTURE_BIN, args: ['stdio', '--tools', String(tools)] };
+function stdioServer(tools = 10, { dualEra = false } = {}) {
+  return { command: FIXTURE_BIN, args: ['stdio', '--tools', String(tools), ...(dualEra ? ['--dual-era'] : [])] };
 }
 
 /** Starts the fixture over HTTP; it exits when we close its stdin. */
@@ -138,28 +138,58 @@ async function warmUp() {
   await c.disconnect();
 }
 
+/** One echo at a time against `server`: p50/p99 latency and context switches per call. */
+async function sequentialEchoes(server, calls, warm) {
+  const c = await makeClient({ s: server });
+  const echo = (await c.listTools()).s_echo;
+  for (let i = 0; i < warm; i++) await echoOnce(echo, `w${i}`);
+  const lat = new Float64Array(calls);
+  const before = contextSwitches();
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await echo.execute({ message: `m${i}` }, {});
+    lat[i] = performance.now() - t;
+  }
+  const after = contextSwitches();
+  await c.disconnect();
+  lat.sort();
+  const out = { p50_us: quantile(lat, 0.5) * 1000, p99_us: quantile(lat, 0.99) * 1000 };
+  if (before && after) {
+    out.vcsw_per_call = (after.voluntary - before.voluntary) / calls;
+    out.ivcsw_per_call = (after.involuntary - before.involuntary) / calls;
+  }
+  return out;
+}
+
+/** `calls` results of `bytes` bytes from `server`: median time per call and peak RSS. */
+async function bigResults(server, bytes, calls) {
+  const c = await makeClient({ s: server });
+  const blob = (await c.listTools()).s_blob;
+  for (let i = 0; i < 3; i++) textOf(await blob.execute({ bytes: 65536 }, {}));
+  gc();
+  const times = [];
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    const text = textOf(await blob.execute({ bytes }, {}));
+    times.push(performance.now() - t);
+    if (text.length !== bytes) throw new Error(`${impl}: blob returned ${text.length} bytes, expected ${bytes}`);
+  }
+  const peak = process.resourceUsage().maxRSS / 1024; // KiB → MiB
+  await c.disconnect();
+  times.sort((a, b) => a - b);
+  return { time_ms: quantile(times, 0.5), peak_rss_mib: peak };
+}
+
 const scenarios = {
   // One echo at a time: per-call latency and context switches.
   async 'stdio-seq'({ calls = 5000, warm = 1000 }) {
-    const c = await makeClient({ s: stdioServer() });
-    const echo = (await c.listTools()).s_echo;
-    for (let i = 0; i < warm; i++) await echoOnce(echo, `w${i}`);
-    const lat = new Float64Array(calls);
-    const before = contextSwitches();
-    for (let i = 0; i < calls; i++) {
-      const t = performance.now();
-      await echo.execute({ message: `m${i}` }, {});
-      lat[i] = performance.now() - t;
-    }
-    const after = contextSwitches();
-    await c.disconnect();
-    lat.sort();
-    const out = { p50_us: quantile(lat, 0.5) * 1000, p99_us: quantile(lat, 0.99) * 1000 };
-    if (before && after) {
-      out.vcsw_per_call = (after.voluntary - before.voluntary) / calls;
-      out.ivcsw_per_call = (after.involuntary - before.involuntary) / calls;
-    }
-    return out;
+    return sequentialEchoes(stdioServer(), calls, warm);
+  },
+
+  // The same against a server that also speaks 2026-07-28: the client's default (ours negotiates that
+  // revision; @mastra/mcp 1.18 and the floor keep the handshake).
+  async 'stdio-seq-2026'({ calls = 5000, warm = 1000 }) {
+    return sequentialEchoes(stdioServer(10, { dualEra: true }), calls, warm);
   },
 
   // A long sequential run: calls per second.
@@ -223,21 +253,12 @@ const scenarios = {
 
   // A big tool result: time per call and the process's peak RSS.
   async blob({ bytes = 5_000_000, calls = 5 }) {
-    const c = await makeClient({ s: stdioServer() });
-    const blob = (await c.listTools()).s_blob;
-    for (let i = 0; i < 3; i++) textOf(await blob.execute({ bytes: 65536 }, {}));
-    gc();
-    const times = [];
-    for (let i = 0; i < calls; i++) {
-      const t = performance.now();
-      const text = textOf(await blob.execute({ bytes }, {}));
-      times.push(performance.now() - t);
-      if (text.length !== bytes) throw new Error(`${impl}: blob returned ${text.length} bytes, expected ${bytes}`);
-    }
-    const peak = process.resourceUsage().maxRSS / 1024; // KiB → MiB
-    await c.disconnect();
-    times.sort((a, b) => a - b);
-    return { time_ms: quantile(times, 0.5), peak_rss_mib: peak };
+    return bigResults(stdioServer(), bytes, calls);
+  },
+
+  // The same from a server that also speaks 2026-07-28 (ours negotiates it and strips the result envelope).
+  async 'blob-2026'({ bytes = 5_000_000, calls = 5 }) {
+    return bigResults(stdioServer(10, { dualEra: true }), bytes, calls);
   },
 
   // A whole short-lived process: import, connect, list, call, disconnect (wall time is taken by run.mjs).

@@ -85,6 +85,48 @@ pub fn strip_envelope(result: &mut Value) {
     }
 }
 
+/// `strip_envelope` over a result's JSON text: `None` when there is nothing to strip (not a
+/// 2026-07-28 final result). The members are copied as text, not parsed into trees, so a big
+/// result costs one scan and one copy.
+pub fn strip_envelope_text(raw: &str) -> Option<String> {
+    use serde_json::value::RawValue;
+    let members: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(raw).ok()?;
+    if members.get("resultType").map(|v| v.get()) != Some("\"complete\"") {
+        return None;
+    }
+    let caching_hints = members.contains_key("cacheScope");
+    let mut out = String::with_capacity(raw.len());
+    out.push('{');
+    for (key, value) in &members {
+        let text = match key.as_str() {
+            "resultType" => continue,
+            "cacheScope" | "ttlMs" if caching_hints => continue,
+            "_meta" => match without_protocol_keys(value.get()) {
+                Some(meta) => std::borrow::Cow::Owned(meta),
+                None => continue,
+            },
+            _ => std::borrow::Cow::Borrowed(value.get()),
+        };
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(key.clone()).to_string());
+        out.push(':');
+        out.push_str(&text);
+    }
+    out.push('}');
+    Some(out)
+}
+
+/// A result's `_meta` text without the protocol's own keys; `None` when nothing is left.
+fn without_protocol_keys(meta: &str) -> Option<String> {
+    let Ok(mut object) = serde_json::from_str::<serde_json::Map<String, Value>>(meta) else {
+        return Some(meta.to_string());
+    };
+    object.retain(|key, _| !key.starts_with(PROTOCOL_META_PREFIX));
+    (!object.is_empty()).then(|| Value::Object(object).to_string())
+}
+
 /// The prefix of the `_meta` keys the protocol itself defines.
 const PROTOCOL_META_PREFIX: &str = "io.modelcontextprotocol/";
 
@@ -98,10 +140,12 @@ pub fn shape_call_result_text(server: &str, raw: &str) -> String {
         #[serde(rename = "structuredContent", borrow, default)]
         structured: Option<&'a serde_json::value::RawValue>,
     }
+    // A 2026-07-28 final result loses its envelope first (as text).
+    let stripped = if raw.contains("\"resultType\"") { strip_envelope_text(raw) } else { None };
+    let raw = stripped.as_deref().unwrap_or(raw);
     match serde_json::from_str::<Shape<'_>>(raw) {
         // (`structuredContent: null` reads as None here but counts as present: it takes the tree path.)
-        // (A 2026-07-28 result takes the tree path too, which strips its envelope.)
-        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") && !raw.contains("\"resultType\"") => {
+        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") => {
             let mut out = String::with_capacity(raw.len() + 24);
             out.push_str("{\"kind\":\"raw\",\"result\":");
             out.push_str(raw);
@@ -199,6 +243,11 @@ mod tests {
         let mut kept = legacy.clone();
         strip_envelope(&mut kept);
         assert_eq!(kept, legacy, "handshake-era results are not touched");
+        let text = r#"{"resultType":"complete","content":[{"type":"text","text":"x"}],"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{},"app/k":[1]}}"#;
+        let stripped: Value = serde_json::from_str(&strip_envelope_text(text).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(stripped, json!({ "content": [{ "type": "text", "text": "x" }], "_meta": { "app/k": [1] } }));
+        assert_eq!(strip_envelope_text(r#"{"content":[]}"#), None);
+        assert_eq!(strip_envelope_text(r#"{"resultType":"task","taskId":"t"}"#), None);
         let shaped = shape_call_result_text("s", r#"{"resultType":"complete","content":[{"type":"text","text":"x"}]}"#);
         assert_eq!(serde_json::from_str::<Value>(&shaped).unwrap_or_default(), json!({ "kind": "raw", "result": { "content": [{ "type": "text", "text": "x" }] } }));
     }

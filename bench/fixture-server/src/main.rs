@@ -1,8 +1,10 @@
 //! The benchmark's fixture: an MCP server whose own work costs microseconds, so the benchmark measures
 //! the client. One binary, modes chosen by arguments:
 //!
-//!   fixture-server stdio [--tools N]
-//!   fixture-server http [--port P] [--sse] [--tools N]
+//!   fixture-server stdio [--tools N] [--dual-era]
+//!   fixture-server http [--port P] [--sse] [--tools N] [--dual-era]
+//!
+//! `--dual-era` also speaks MCP 2026-07-28 (`server/discover`, results marked `resultType`).
 //!
 //! `http` binds 127.0.0.1 only, prints its bound port as the first line on stdout and exits when its
 //! stdin closes, so it never outlives the process that started it.
@@ -15,7 +17,7 @@ mod stdio;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-const USAGE: &str = "usage: fixture-server stdio [--tools N] | fixture-server http [--port P] [--sse] [--tools N]";
+const USAGE: &str = "usage: fixture-server stdio [--tools N] [--dual-era] | fixture-server http [--port P] [--sse] [--tools N] [--dual-era]";
 
 enum Mode {
     Stdio,
@@ -25,6 +27,7 @@ enum Mode {
 struct Args {
     mode: Mode,
     tools: usize,
+    dual_era: bool,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -32,6 +35,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut port = 0u16;
     let mut sse = false;
     let mut tools = 10usize;
+    let mut dual_era = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => {
@@ -43,6 +47,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 tools = v.parse().map_err(|_| format!("bad --tools value: {v}"))?;
             }
             "--sse" => sse = true,
+            "--dual-era" => dual_era = true,
             other => return Err(format!("unknown argument: {other}")),
         }
     }
@@ -52,7 +57,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         "http" => Mode::Http { port, sse },
         other => return Err(format!("unknown mode: {other}")),
     };
-    Ok(Args { mode, tools })
+    Ok(Args { mode, tools, dual_era })
 }
 
 fn main() -> ExitCode {
@@ -63,7 +68,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let server = Arc::new(mcp::Server::new(args.tools));
+    let server = Arc::new(mcp::Server::new(args.tools, args.dual_era));
     let result = match args.mode {
         Mode::Stdio => stdio::serve(&server),
         Mode::Http { port, sse } => http::serve(server, port, sse),

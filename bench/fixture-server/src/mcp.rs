@@ -6,10 +6,15 @@ use crate::catalog;
 
 const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 const LATEST_VERSION: &str = "2025-11-25";
+/// The stateless revision, spoken with `--dual-era`.
+const MODERN_VERSION: &str = "2026-07-28";
 
 pub struct Server {
     /// The `tools` array of `tools/list`, serialised once: listing costs a copy, not a serialisation.
     tools_json: String,
+    /// Also speak 2026-07-28: answer `server/discover`, and mark results of requests that carry the
+    /// revision in their `_meta` with `resultType: "complete"`.
+    dual_era: bool,
 }
 
 /// What one incoming message asks of the transport.
@@ -21,8 +26,8 @@ pub enum Outcome {
 }
 
 impl Server {
-    pub fn new(tool_count: usize) -> Self {
-        Server { tools_json: catalog::tools_json(tool_count) }
+    pub fn new(tool_count: usize, dual_era: bool) -> Self {
+        Server { tools_json: catalog::tools_json(tool_count), dual_era }
     }
 
     /// Handles one message given as JSON text.
@@ -38,7 +43,19 @@ impl Server {
             return Outcome::Nothing;
         };
         let params = msg.get("params").unwrap_or(&Value::Null);
-        Outcome::Reply(match method {
+        let modern = self.dual_era
+            && params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str) == Some(MODERN_VERSION);
+        let reply = match method {
+            "server/discover" if self.dual_era => result(
+                id,
+                &json!({
+                    "supportedVersions": [MODERN_VERSION, LATEST_VERSION],
+                    "capabilities": { "tools": { "listChanged": true } },
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                    "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "bench-fixture", "version": env!("CARGO_PKG_VERSION") } },
+                }),
+            ),
             "initialize" => {
                 let asked = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
                 let version = SUPPORTED_VERSIONS.iter().find(|v| **v == asked).copied().unwrap_or(LATEST_VERSION);
@@ -59,7 +76,8 @@ impl Server {
             ),
             "tools/call" => self.call_tool(id, params),
             _ => error(id, -32601, &format!("method not found: {method}")),
-        })
+        };
+        Outcome::Reply(if modern || (self.dual_era && method == "server/discover") { complete(reply) } else { reply })
     }
 
     fn call_tool(&self, id: &Value, params: &Value) -> String {
@@ -82,6 +100,19 @@ impl Server {
 
 fn text_content(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }], "isError": false })
+}
+
+/// A 2026-07-28 answer: its result object gains `"resultType":"complete"` (spliced, not re-encoded).
+fn complete(reply: String) -> String {
+    const RESULT: &str = "\"result\":{";
+    match reply.find(RESULT) {
+        Some(at) => {
+            let split = at + RESULT.len();
+            let empty = reply[split..].starts_with('}');
+            format!("{}\"resultType\":\"complete\"{}{}", &reply[..split], if empty { "" } else { "," }, &reply[split..])
+        }
+        None => reply,
+    }
 }
 
 fn result(id: &Value, result: &Value) -> String {
