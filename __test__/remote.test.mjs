@@ -238,3 +238,18 @@ test('sse: a message that is not JSON-RPC is skipped; the session keeps working'
   const tools = await c.listTools();
   assert.equal((await tools.r_echo.execute({ message: 'after garbage' }, {})).content[0].text, 'Echo: after garbage');
 });
+
+test('era probe: a handshake-era server that answers server/discover with HTTP 500 still gets the handshake', async () => {
+  const f = await startHttpFixture({ preInitStatus: 500 });
+  try {
+    const c = client({ url: f.mcpUrl });
+    const tools = await c.listTools();
+    assert.deepEqual((await tools.r_echo.execute({ message: 'after 500' }, {})).content, [{ type: 'text', text: 'Echo: after 500' }]);
+    assert.deepEqual(c.getServerProtocolVersions(), { r: '2025-11-25' });
+    const posts = f.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body).method);
+    assert.deepEqual(posts.slice(0, 2), ['server/discover', 'initialize']);
+    await c.disconnect();
+  } finally {
+    await f.close();
+  }
+});

@@ -138,10 +138,11 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     let before = lifecycle(&handler.shared);
     let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
     if let Err(first) = &attempt {
-        // A server of the handshake era refuses `server/discover` before `initialize` at the
-        // HTTP layer (400 "no session yet", 404 "unknown session", 405): it is remembered as
-        // such, and the handshake follows (then, if that fails too, the SSE fallback).
-        if matches!(first.error.http_status, Some(400 | 404 | 405)) && matches!(before, ClientLifecycleMode::Auto { .. }) {
+        // A server of the handshake era may refuse `server/discover` before `initialize` at the
+        // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is
+        // remembered as such, and the handshake follows (then, if that fails too, the SSE
+        // fallback). An authorization challenge (401, 403) is not about the era.
+        if probe_refused(first.error.http_status) && matches!(before, ClientLifecycleMode::Auto { .. }) {
             handler.shared.legacy_era.store(true, Ordering::SeqCst);
         }
         if era_learned(&before, &handler.shared) {
@@ -331,6 +332,11 @@ fn learn_era(shared: &HandlerShared, e: &ClientInitializeError) {
 fn hung_up(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
     e.downcast_ref::<std::io::Error>()
         .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset))
+}
+
+/// Whether an HTTP status answering the `server/discover` probe means "try the handshake".
+fn probe_refused(status: Option<u16>) -> bool {
+    matches!(status, Some(s) if (400..600).contains(&s) && s != 401 && s != 403)
 }
 
 /// After a retry that failed too, nothing was learned: the next connect probes again.
