@@ -258,3 +258,17 @@ test('eras: in a 2026-07-28 session over Streamable HTTP, an x-mcp-header argume
   assert.equal(sent[0].get('mcp-method'), 'tools/call');
   assert.equal(sent[0].get('mcp-name'), 'route');
 });
+
+test('eras: a JSON Schema 2020-12 input schema ($defs, $ref, prefixItems) validates arguments before the call', async () => {
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { command: python, args: [pyServer, 'stdio'] } } });
+  clients.push(c);
+  const definitions = await c.listToolDefinitions();
+  const schema = definitions.s.book.inputSchema;
+  assert.ok(schema.$defs?.Place && schema.$defs?.Trip, JSON.stringify(schema));
+  const tools = await c.listTools();
+  const trip = { start: { city: 'Oslo', country: 'NO' }, stops: [{ city: 'Bergen', country: 'NO' }], pair: ['seat', 12] };
+  assert.match(JSON.stringify(await tools.s_book.execute({ trip }, {})), /Oslo via 1 stops, seat=12/);
+  const refused = await tools.s_book.execute({ trip: { ...trip, start: { city: 'Oslo' } } }, {});
+  assert.equal(refused.error, true, JSON.stringify(refused));
+  assert.match(refused.message, /trip\.start.*country/);
+});
