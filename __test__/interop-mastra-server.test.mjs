@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { MCPClient } from '../index.mjs';
 import { MCPClient as AnchorClient } from '@mastra/mcp';
-import { waitFor, nodeBin, fixturePath } from './fixtures/helpers.mjs';
+import { waitFor, nodeBin, fixturePath, childStopper } from './fixtures/helpers.mjs';
 
 const serverScript = fixturePath('mastra-server/server.mjs');
 const INSTRUCTIONS = 'Mastra fixture: be brief.';
@@ -34,14 +34,7 @@ async function startMastraServer(mode, era) {
     err += d;
     if (err.length > 64 * 1024) err = err.slice(-32 * 1024);
   });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(t);
-  };
+  const stop = childStopper(child);
   try {
     const line = await waitFor(
       () => {

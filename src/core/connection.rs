@@ -631,30 +631,26 @@ impl Connection {
     /// `resources/subscribe`; in a 2026-07-28 session, the resource joins the session's
     /// `subscriptions/listen` instead (which is reopened).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<Value> {
-        let live = self.ensure_connected().await?;
-        if !live.modern {
-            return self.request("resources/subscribe", json!({ "uri": uri }), RequestOptions::default()).await;
-        }
-        let resources = {
-            let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
-            if !subs.iter().any(|u| u == uri) {
-                subs.push(uri.to_string());
-            }
-            subs.clone()
-        };
-        live.listen(&self.shared, resources);
-        Ok(json!({}))
+        self.resource_subscription(uri, true).await
     }
 
     /// `resources/unsubscribe`, or leaving the 2026-07-28 `subscriptions/listen`.
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<Value> {
+        self.resource_subscription(uri, false).await
+    }
+
+    async fn resource_subscription(&self, uri: &str, subscribe: bool) -> Result<Value> {
         let live = self.ensure_connected().await?;
         if !live.modern {
-            return self.request("resources/unsubscribe", json!({ "uri": uri }), RequestOptions::default()).await;
+            let method = if subscribe { "resources/subscribe" } else { "resources/unsubscribe" };
+            return self.request(method, json!({ "uri": uri }), RequestOptions::default()).await;
         }
         let resources = {
             let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
             subs.retain(|u| u != uri);
+            if subscribe {
+                subs.push(uri.to_string());
+            }
             subs.clone()
         };
         live.listen(&self.shared, resources);
@@ -849,12 +845,18 @@ fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -
 }
 
 /// The per-request `_meta` of a 2026-07-28 session: the negotiated version and the client info
-/// and capabilities the session was opened with (what rmcp's peer sends), plus the server log
-/// level when the user wants server logs.
+/// and capabilities the session was opened with (what rmcp's peer sends) — declaring the Tasks
+/// extension when the server has it, so a lane call may come back as a task — plus the server
+/// log level when the user wants server logs.
 fn session_envelope(service: &super::open::Service, shared: &HandlerShared, info: Option<&rmcp::model::ServerPeerInfo>) -> Envelope {
+    use super::tasks::extension;
     let client = rmcp::handler::client::ClientHandler::get_info(service.service());
     let version = info.map(|i| i.protocol_version.to_string()).unwrap_or_else(|| MODERN_PROTOCOL_VERSION.to_string());
-    Envelope::new(&version, &client.client_info, &client.capabilities, shared.server_log_level()).unwrap_or_else(|e| {
+    let mut capabilities = serde_json::to_value(&client.capabilities).unwrap_or_else(|_| json!({}));
+    if info.and_then(|i| serde_json::to_value(&i.capabilities).ok()).is_some_and(|c| extension::declared_in(&c)) {
+        extension::declare_in(&mut capabilities);
+    }
+    Envelope::new(&version, &client.client_info, &capabilities, shared.server_log_level()).unwrap_or_else(|e| {
         tracing::warn!(server = %shared.server, "client info not serialisable for the request envelope: {e}");
         Envelope::new(&version, &serde_json::json!({ "name": shared.server, "version": shared.client_version }), &serde_json::json!({}), shared.server_log_level())
             .expect("static envelope serialises")

@@ -382,10 +382,6 @@ impl NativeClient {
                 _ => {}
             }
         }
-        // A server with the Tasks extension (2026-07-28) may answer any call with a task.
-        if conn.try_current().is_some_and(|live| live.is_modern() && crate::core::tasks::extension::server_declares(&live)) {
-            return Ok(false);
-        }
         let call = Arc::new(DirectCall { server, name, args_json, meta_json });
         let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref())
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server)))?;

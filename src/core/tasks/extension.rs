@@ -27,16 +27,29 @@ const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 
 /// Whether the server declared the Tasks extension (in its `server/discover` capabilities).
 pub fn server_declares(live: &Live) -> bool {
-    live.server_capabilities().pointer(&format!("/extensions/{}", EXTENSION.replace('~', "~0").replace('/', "~1"))).is_some_and(Value::is_object)
+    declared_in(&live.server_capabilities())
+}
+
+/// Whether `capabilities` (either side's) declare the Tasks extension.
+pub fn declared_in(capabilities: &Value) -> bool {
+    capabilities.get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
+}
+
+/// Adds the extension to client `capabilities`.
+pub fn declare_in(capabilities: &mut Value) {
+    if let Some(caps) = capabilities.as_object_mut() {
+        let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+        if let Some(extensions) = extensions.as_object_mut() {
+            extensions.insert(EXTENSION.into(), json!({}));
+        }
+    }
 }
 
 /// A request `_meta` that declares the extension: the client's capabilities plus the extension,
 /// over the caller's own `_meta` (if any).
 pub fn declaring_meta(shared: &HandlerShared, user: Option<&Value>) -> Value {
     let mut capabilities = shared.capabilities();
-    if let Some(extensions) = capabilities.get_mut("extensions").and_then(Value::as_object_mut) {
-        extensions.insert(EXTENSION.into(), json!({}));
-    }
+    declare_in(&mut capabilities);
     let mut meta = user.and_then(Value::as_object).cloned().unwrap_or_default();
     meta.insert(CLIENT_CAPABILITIES.into(), capabilities);
     Value::Object(meta)
