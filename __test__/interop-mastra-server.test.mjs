@@ -402,8 +402,11 @@ test('interop: pinned 2026-07-28 against a legacy MCPServer fails naming the ser
 });
 
 // The anchor, @mastra/mcp 1.18's own MCPClient (handshake only), on the same servers: the behaviours asserted above
-// are the anchor's, including the stateless-fallback limits of a dual-era server over Streamable HTTP.
-for (const transport of ['stdio', 'http', 'sse']) {
+// are the anchor's, including the stateless-fallback limits of a dual-era server over Streamable HTTP. Not over SSE:
+// MCPServer keeps one SSE transport, and the anchor (which first tries Streamable HTTP on the /sse URL, then
+// reconnects) races it and fails intermittently with "503 SSE connection not established" — the anchor's flake, not
+// a behaviour to compare; the SSE expectations are the handshake ones settled over stdio and HTTP.
+for (const transport of ['stdio', 'http']) {
   for (const serverEra of ERAS) {
     test(`interop: @mastra/mcp 1.18's MCPClient, ${transport}, ${serverEra} MCPServer: the same results`, async () => {
       const facts = eraFacts(transport, serverEra, '2025-11-25');
