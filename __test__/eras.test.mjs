@@ -1,9 +1,10 @@
 // One scenario suite over both protocol eras and both stdio and Streamable HTTP:
 // server-everything (2025-11-25, initialize handshake) and a server on the official Python SDK
 // 2.x, which speaks 2026-07-28 (server/discover, per-request _meta) and the handshake alike.
-// Omitted or `protocolVersion: 'auto'`, the client discovers first and falls back to the handshake
-// (as @mastra/mcp 2.0 does by default); `'legacy'` or a handshake revision pins the handshake;
-// `'2026-07-28'` pins the stateless revision.
+// Omitted, the client opens with the handshake (as @mastra/mcp 1.18 does) and speaks 2026-07-28 only
+// with a server that refuses it (real-servers.test.mjs has the modern-only servers); `'auto'` discovers
+// first and falls back to the handshake (as @mastra/mcp 2.0 does by default); `'legacy'` or a handshake
+// revision pins the handshake; `'2026-07-28'` pins the stateless revision.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -45,8 +46,8 @@ const targets = {
   'python SDK over stdio, auto': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'auto' }), py, '2026-07-28'],
   'python SDK over Streamable HTTP, auto': [() => ({ url: http.python.url, protocolVersion: 'auto' }), py, '2026-07-28'],
   'server-everything over stdio, protocolVersion omitted': [() => ({ command: nodeBin, args: [everythingEntry, 'stdio'] }), everything, '2025-11-25'],
-  'python SDK over stdio, protocolVersion omitted': [() => ({ command: python, args: [pyServer, 'stdio'] }), py, '2026-07-28'],
-  'python SDK over Streamable HTTP, protocolVersion omitted': [() => ({ url: http.python.url }), py, '2026-07-28'],
+  'python SDK over stdio, protocolVersion omitted': [() => ({ command: python, args: [pyServer, 'stdio'] }), py, '2025-11-25'],
+  'python SDK over Streamable HTTP, protocolVersion omitted': [() => ({ url: http.python.url }), py, '2025-11-25'],
   'python SDK over stdio, legacy': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: 'legacy' }), py, '2025-11-25'],
   'python SDK over Streamable HTTP, pinned 2026-07-28': [() => ({ url: http.python.url, protocolVersion: '2026-07-28' }), py, '2026-07-28'],
   'python SDK over stdio, pinned 2025-11-25': [() => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2025-11-25' }), py, '2025-11-25'],
@@ -145,7 +146,7 @@ function methodSpy() {
   return { methods, fetchSpy };
 }
 
-test('eras: protocolVersion omitted discovers first: a 2026-07-28 server needs no handshake, a handshake-era one gets it next', async () => {
+test('eras: protocolVersion omitted opens with the handshake, as @mastra/mcp 1.18: no server/discover reaches a dual-era or a handshake-era server', async () => {
   const modern = methodSpy();
   const legacy = methodSpy();
   const c = new MCPClient({
@@ -154,11 +155,11 @@ test('eras: protocolVersion omitted discovers first: a 2026-07-28 server needs n
   });
   clients.push(c);
   await c.listTools();
-  assert.equal(modern.methods[0], 'server/discover', modern.methods.join(' '));
-  assert.ok(!modern.methods.includes('initialize'), modern.methods.join(' '));
-  assert.deepEqual(legacy.methods.slice(0, 2), ['server/discover', 'initialize'], legacy.methods.join(' '));
-  assert.deepEqual(c.getServerProtocolVersions(), { py: '2026-07-28', ev: '2025-11-25' });
-  assert.equal(c.sessionIds.py, undefined, 'no session in 2026-07-28');
+  for (const { methods } of [modern, legacy]) {
+    assert.deepEqual(methods.slice(0, 2), ['initialize', 'notifications/initialized'], methods.join(' '));
+    assert.ok(!methods.includes('server/discover'), methods.join(' '));
+  }
+  assert.deepEqual(c.getServerProtocolVersions(), { py: '2025-11-25', ev: '2025-11-25' });
   assert.equal(typeof c.sessionIds.ev, 'string', 'the handshake session has its Mcp-Session-Id');
 });
 
@@ -172,13 +173,13 @@ test("eras: protocolVersion 'legacy' sends no server/discover (the handshake, as
   assert.deepEqual(c.getServerProtocolVersions(), { s: '2025-11-25' });
 });
 
-test('eras: a stdio server that exits when probed with server/discover is started again with the handshake', async () => {
+test("eras: 'auto': a stdio server that exits when probed with server/discover is started again with the handshake; omitted, it gets the handshake first", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'eras-'));
   try {
     const recv = join(dir, 'recv.log');
     const c = new MCPClient({
       id: `eras-${nextId++}`,
-      servers: { s: stdioFixtureServer({ FIXTURE_PRE_INIT: 'exit', FIXTURE_RECV_LOG: recv }) },
+      servers: { s: { ...stdioFixtureServer({ FIXTURE_PRE_INIT: 'exit', FIXTURE_RECV_LOG: recv }), protocolVersion: 'auto' } },
     });
     clients.push(c);
     const tools = await c.listTools();
@@ -193,6 +194,15 @@ test('eras: a stdio server that exits when probed with server/discover is starte
     const after = readFileSync(recv, 'utf8').trim().split('\n').map((l) => JSON.parse(l).method);
     assert.equal(after.filter((m) => m === 'server/discover').length, 1, after.join(' '));
     await c.disconnect();
+
+    const defaultRecv = join(dir, 'default-recv.log');
+    const d = new MCPClient({ id: `eras-${nextId++}`, servers: { s: stdioFixtureServer({ FIXTURE_PRE_INIT: 'exit', FIXTURE_RECV_LOG: defaultRecv }) } });
+    clients.push(d);
+    assert.ok((await d.listTools()).s_cwd, 'connected');
+    const sent = readFileSync(defaultRecv, 'utf8').trim().split('\n').map((l) => JSON.parse(l).method);
+    assert.deepEqual(sent.slice(0, 2), ['initialize', 'notifications/initialized'], sent.join(' '));
+    assert.ok(!sent.includes('server/discover'), sent.join(' '));
+    await d.disconnect();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -248,7 +258,7 @@ test('eras: in a 2026-07-28 session over Streamable HTTP, an x-mcp-header argume
     if (body.includes('"tools/call"')) sent.push(new Headers(init.headers));
     return fetch(url, init);
   };
-  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy } } });
+  const c = new MCPClient({ id: `eras-${nextId++}`, servers: { s: { url: http.python.url, fetch: fetchSpy, protocolVersion: '2026-07-28' } } });
   clients.push(c);
   const tools = await c.listTools();
   const routed = await tools.s_route.execute({ region: 'eu-west', query: 'tides' }, {});

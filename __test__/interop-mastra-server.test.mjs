@@ -81,8 +81,9 @@ async function sseServer(era) {
  */
 function expectations(transport, serverEra, protocolVersion) {
   let allowedEras;
-  // Omitted, the client negotiates like 'auto' (as @mastra/mcp 2.0 does by default).
-  if (transport === 'sse' || serverEra === 'legacy' || protocolVersion === '2025-11-25') allowedEras = ['2025-11-25'];
+  // Omitted, the client opens with the handshake (as @mastra/mcp 1.18 does), which a dual-era server accepts;
+  // 'auto' probes first (as @mastra/mcp 2.0 does by default).
+  if (transport === 'sse' || serverEra === 'legacy' || protocolVersion === '2025-11-25' || protocolVersion === undefined) allowedEras = ['2025-11-25'];
   else allowedEras = ['2026-07-28'];
   return { allowedEras };
 }

@@ -12,6 +12,9 @@ const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
 const { callProvider } = require('./oauth-provider-ops.cjs');
 
+// Handler kinds whose notifications a 2026-07-28 session must ask `subscriptions/listen` for.
+const LISTS_BY_HANDLER = { toolListChanged: 'tools', promptListChanged: 'prompts', resourceListChanged: 'resources' };
+
 let nextFlowId = 0x40000000; // disjoint from tool call ids
 
 /** Key of the per-server pieces `InternalMastraMCPClient` shares with `MCPClient` (not public). */
@@ -122,6 +125,9 @@ function createMCPClientClass(deps) {
 
     #setHandler(kind, server, handler) {
       this.#handlers.set(`${kind}\u0000${server}`, handler);
+      const list = LISTS_BY_HANDLER[kind];
+      // Settles once a live 2026-07-28 session's subscriptions/listen asks for the list too.
+      return list ? nativeCall(this.#native.wantListChanges(server, list)) : undefined;
     }
 
     #safely(fn, server, what) {
@@ -505,7 +511,7 @@ function createMCPClientClass(deps) {
         },
         onListChanged: async (serverName, handler) => {
           await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_RESOURCE_FAILED', { serverName });
-          this.#setHandler('resourceListChanged', serverName, handler);
+          await this.#setHandler('resourceListChanged', serverName, handler);
         },
       };
     }
@@ -521,7 +527,7 @@ function createMCPClientClass(deps) {
           ),
         onListChanged: async (serverName, handler) => {
           await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_PROMPT_FAILED', { serverName });
-          this.#setHandler('promptListChanged', serverName, handler);
+          await this.#setHandler('promptListChanged', serverName, handler);
         },
       };
     }
@@ -530,7 +536,7 @@ function createMCPClientClass(deps) {
       return {
         onListChanged: async (serverName, handler) => {
           await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_TOOLS_FAILED', { serverName });
-          this.#setHandler('toolListChanged', serverName, handler);
+          await this.#setHandler('toolListChanged', serverName, handler);
         },
       };
     }

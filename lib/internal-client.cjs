@@ -198,11 +198,13 @@ function createInternalClientClass(deps, MCPClient) {
 
     // ---- handlers (last one registered wins; they survive reconnects) ----------------------
     setPromptListChangedNotificationHandler(handler) {
-      this.#internals.setHandler('promptListChanged', this.name, () => handler());
+      // A promise (as in @mastra/mcp 2.0) that never rejects, so 1.18 code may leave it.
+      return Promise.resolve(this.#internals.setHandler('promptListChanged', this.name, () => handler())).catch(() => {});
     }
 
     setToolListChangedNotificationHandler(handler) {
-      this.#internals.setHandler('toolListChanged', this.name, () => handler());
+      // A promise (as in @mastra/mcp 2.0) that never rejects, so 1.18 code may leave it.
+      return Promise.resolve(this.#internals.setHandler('toolListChanged', this.name, () => handler())).catch(() => {});
     }
 
     setResourceUpdatedNotificationHandler(handler) {
@@ -210,7 +212,8 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     setResourceListChangedNotificationHandler(handler) {
-      this.#internals.setHandler('resourceListChanged', this.name, () => handler());
+      // A promise (as in @mastra/mcp 2.0) that never rejects, so 1.18 code may leave it.
+      return Promise.resolve(this.#internals.setHandler('resourceListChanged', this.name, () => handler())).catch(() => {});
     }
 
     /** Advertises elicitation on connect; refused once connected without it configured. */

@@ -1,28 +1,52 @@
 'use strict';
 // MCPClientServerProxy: presents one remote server as a Mastra MCPServerBase (for registering a
-// client's servers on a Mastra instance). Listing and execution go through the owning MCPClient.
+// client's servers on a Mastra instance). Listing and execution go through the owning MCPClient
+// (`new MCPClientServerProxy(config, mcpClient, serverName)`, as `toMCPServerProxies()` builds it)
+// or, as `@mastra/mcp` builds it, through an `InternalMastraMCPClient` getter
+// (`new MCPClientServerProxy({ name }, async () => internalClient)`).
+
+/** One server's tools and resources, through an MCPClient or an InternalMastraMCPClient getter. */
+function serverSource(client, serverName) {
+  if (typeof client === 'function') {
+    let cached;
+    const internal = async () => (cached ??= await client());
+    return {
+      toolset: async () => (await internal()).tools(),
+      resources: async () => (await internal()).resources.list(),
+      read: async (uri) => (await internal()).resources.read(uri),
+      forget: () => {
+        cached = undefined;
+      },
+    };
+  }
+  return {
+    toolset: async () => (await client.listToolsets())[serverName] ?? {},
+    resources: async () => (await client.resources.list())[serverName] ?? [],
+    read: (uri) => client.resources.read(serverName, uri),
+    forget: () => {},
+  };
+}
 
 function createServerProxyClass(deps) {
   const { MCPServerBase } = deps;
 
   class MCPClientServerProxy extends MCPServerBase {
-    #client;
+    #source;
     #server;
     #toolList;
 
     constructor(config, client, serverName) {
-      super({ ...config, version: '1.0.0', tools: {} });
-      this.#client = client;
+      super({ ...config, version: config.version ?? '1.0.0', tools: {} });
       this.#server = serverName ?? config.name;
+      this.#source = serverSource(client, this.#server);
     }
 
     convertTools() {
       return {};
     }
 
-    async #toolset() {
-      const toolsets = await this.#client.listToolsets();
-      return toolsets[this.#server] ?? {};
+    #toolset() {
+      return this.#source.toolset();
     }
 
     getToolListInfo() {
@@ -60,9 +84,9 @@ function createServerProxyClass(deps) {
     }
 
     async listResources() {
-      const all = await this.#client.resources.list();
+      const resources = await this.#source.resources();
       return {
-        resources: (all[this.#server] ?? []).map((r) => ({
+        resources: (resources ?? []).map((r) => ({
           uri: r.uri,
           name: r.name ?? r.uri,
           description: r.description,
@@ -73,9 +97,9 @@ function createServerProxyClass(deps) {
     }
 
     async readResource(uri) {
-      const result = await this.#client.resources.read(this.#server, uri);
+      const result = await this.#source.read(uri);
       return {
-        contents: (result.contents ?? []).map((c) => ({
+        contents: (result?.contents ?? []).map((c) => ({
           uri: c.uri ?? uri,
           ...(c.text !== undefined ? { text: c.text } : {}),
           ...(c.blob !== undefined ? { blob: c.blob } : {}),
@@ -97,6 +121,7 @@ function createServerProxyClass(deps) {
     }
     async close() {
       this.#toolList = undefined;
+      this.#source.forget();
     }
 
     getServerInfo() {

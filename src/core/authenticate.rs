@@ -45,7 +45,7 @@ impl Connection {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
-        // Set once the flow waits for the browser: a cancellation then closes the callback server.
+        // Set once the callback server listens: a cancellation then closes it.
         let waiting = AtomicBool::new(false);
         let server: OnceLock<CallbackServer> = OnceLock::new();
         let flow = async {
@@ -56,6 +56,9 @@ impl Connection {
             session.clear_pending();
             let started = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
             let server = server.get_or_init(|| started);
+            // From here a cancellation closes the callback server, as `@mastra/mcp`'s does: the
+            // flow ends as a wait for the code that the closed server never gives.
+            waiting.store(true, Ordering::SeqCst);
             let bound = server.url.to_string();
             let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
             provider.apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
@@ -87,7 +90,6 @@ impl Connection {
             if session.pending_state().is_none() {
                 return Err(failed("the server did not start an authorization".into()));
             }
-            waiting.store(true, Ordering::SeqCst);
             let callback = server.wait_for_code(timeout).await.map_err(failed)?;
             session.finish(&callback).await.map_err(failed)?;
             self.disconnect().await;

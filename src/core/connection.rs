@@ -50,8 +50,8 @@ pub struct Live {
     lane: Option<Arc<Lane>>,
     /// A 2026-07-28 session (no handshake): notifications come through `subscriptions/listen`.
     modern: bool,
-    /// Stops the session's `subscriptions/listen` (2026-07-28 sessions).
-    listener: Mutex<Option<CancellationToken>>,
+    /// The session's `subscriptions/listen` stream (2026-07-28 sessions), while one is wanted.
+    listener: super::listen::Listener,
     /// Whether a change of the server's tool list reaches us (it announces `tools.listChanged`
     /// and the session has a channel for it), so that a listed catalog may be reused until then.
     hears_tool_changes: bool,
@@ -77,21 +77,15 @@ impl Live {
         self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
     }
 
-    /// (Re)opens the session's `subscriptions/listen` with the given resource subscriptions.
-    fn listen(&self, shared: &Arc<HandlerShared>, resources: Vec<String>) {
-        let stop = CancellationToken::new();
-        if let Ok(mut listener) = self.listener.lock() {
-            if let Some(old) = listener.replace(stop.clone()) {
-                old.cancel();
-            }
+    /// Makes the session's `subscriptions/listen` ask for `interest` (2026-07-28 sessions only).
+    fn listen(&self, shared: &Arc<HandlerShared>, interest: &super::listen::Interest) {
+        if self.modern {
+            self.listener.apply(&self.peer, shared, interest);
         }
-        super::listen::start(self.peer.clone(), shared.clone(), resources, stop);
     }
 
     async fn close(&self) {
-        if let Some(stop) = self.listener.lock().ok().and_then(|mut l| l.take()) {
-            stop.cancel();
-        }
+        self.listener.stop();
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close_with_timeout(CLOSE_TIMEOUT).await;
         }
@@ -150,8 +144,9 @@ pub struct Connection {
     /// Tools of the cached list that may run as tasks (`execution.taskSupport`), by name; also
     /// those the server refused a plain call for. Empty for most servers: calls do not look further.
     task_tools: Mutex<HashMap<String, super::tasks::TaskSupport>>,
-    /// Resources subscribed to in a 2026-07-28 session (kept across reconnects).
-    resource_subs: Mutex<Vec<String>>,
+    /// The list changes and resources this server's notifications are wanted for (kept across
+    /// reconnects): what a 2026-07-28 session's `subscriptions/listen` asks for.
+    interest: Mutex<super::listen::Interest>,
     /// First answers of lane `tools/call`s that need the async path to finish (see `hand_over`),
     /// by the call's context id.
     handed_over: Mutex<HashMap<u32, LaneOutcome>>,
@@ -175,7 +170,7 @@ impl Connection {
             generation: AtomicU64::new(0),
             tools_cache: Mutex::new(None),
             task_tools: Mutex::new(HashMap::new()),
-            resource_subs: Mutex::new(Vec::new()),
+            interest: Mutex::new(Default::default()),
             handed_over: Mutex::new(HashMap::new()),
         }
     }
@@ -302,9 +297,7 @@ impl Connection {
                         *snapshot = live.instructions.clone();
                     }
                     *state = State::Ready(live.clone());
-                    if live.modern {
-                        live.listen(&self.shared, self.resource_subscriptions());
-                    }
+                    live.listen(&self.shared, &self.interest());
                 }
                 Ok(live)
             }
@@ -618,14 +611,24 @@ impl Connection {
 
     /// The epoch of the cached tool list if it is current and the session is live.
     pub fn current_tools_epoch(&self) -> Option<u64> {
-        self.try_current().filter(|live| live.hears_tool_changes)?;
+        // A 2026-07-28 session hears of changes only while its `subscriptions/listen` asks.
+        self.try_current().filter(|live| live.hears_tool_changes && (!live.modern || self.interest().tools_list_changed))?;
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         let cache = self.tools_cache.lock().ok()?;
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
     }
 
-    fn resource_subscriptions(&self) -> Vec<String> {
-        self.resource_subs.lock().map(|s| s.clone()).unwrap_or_default()
+    fn interest(&self) -> super::listen::Interest {
+        self.interest.lock().map(|i| i.clone()).unwrap_or_default()
+    }
+
+    /// A handler for a list's changes was registered: a 2026-07-28 session listens for them
+    /// from now on (and so does every later session of this server).
+    pub fn want_list_changes(&self, kind: super::listen::ListKind) {
+        let changed = self.interest.lock().is_ok_and(|mut i| i.want(kind));
+        if let (true, Some(live)) = (changed, self.try_current()) {
+            live.listen(&self.shared, &self.interest());
+        }
     }
 
     /// `resources/subscribe`; in a 2026-07-28 session, the resource joins the session's
@@ -645,15 +648,12 @@ impl Connection {
             let method = if subscribe { "resources/subscribe" } else { "resources/unsubscribe" };
             return self.request(method, json!({ "uri": uri }), RequestOptions::default()).await;
         }
-        let resources = {
-            let mut subs = self.resource_subs.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
-            subs.retain(|u| u != uri);
-            if subscribe {
-                subs.push(uri.to_string());
-            }
-            subs.clone()
+        let interest = {
+            let mut interest = self.interest.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, self.name(), "subscriptions lock poisoned"))?;
+            interest.subscribe(uri, subscribe);
+            interest.clone()
         };
-        live.listen(&self.shared, resources);
+        live.listen(&self.shared, &interest);
         Ok(json!({}))
     }
 
@@ -886,16 +886,12 @@ async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_tim
         // to its own requests: the lane writes the same, from the info this session opened with.
         lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, &shared, info.as_deref()))),
         modern,
-        listener: Mutex::new(None),
+        listener: Default::default(),
         peer,
         service: tokio::sync::Mutex::new(Some(opened.service)),
     };
     // Remembered: the next connect to this server starts the way this one ended.
-    if modern {
-        shared.modern_era.store(true, Ordering::SeqCst);
-    } else {
-        shared.legacy_era.store(true, Ordering::SeqCst);
-    }
+    super::era::remember(&shared, modern);
     shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
     Ok(Arc::new(live))
 }

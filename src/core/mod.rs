@@ -2,6 +2,7 @@
 
 pub mod auth;
 mod authenticate;
+pub mod era;
 pub mod config;
 pub mod connection;
 pub mod env;
@@ -10,7 +11,7 @@ pub mod events;
 pub mod follow_up;
 pub mod handler;
 mod input;
-mod listen;
+pub mod listen;
 pub mod mcp_json;
 pub mod net;
 mod open;

@@ -13,10 +13,9 @@ use tokio::io::AsyncReadExt;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
+use super::era::{self, handshake_first::HandshakeFirst, Start};
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
-use rmcp::model::ProtocolVersion;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
-use std::sync::atomic::Ordering;
 use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
@@ -57,13 +56,13 @@ pub async fn open_session(
     match spec {
         ServerSpec::Stdio(spec) => {
             let budget = Budget::new(request_timeout_ms);
-            let before = lifecycle(&shared);
+            let before = era::start(&shared);
             match open_stdio(&name, &spec, handler.clone(), shared.clone(), request_timeout_ms, &budget).await {
-                Err(first) if era_learned(&before, &shared) => {
+                Err(first) if era::learned(&before, &shared) => {
                     shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
                     let retried = open_stdio(&name, &spec, handler, shared.clone(), request_timeout_ms, &budget).await;
                     if retried.is_err() {
-                        forget_era(&shared);
+                        era::forget(&shared);
                     }
                     retried
                 }
@@ -99,13 +98,39 @@ pub async fn open_session(
 
 /// Spawns a stdio server and starts its session.
 async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handler, shared: Arc<HandlerShared>, request_timeout_ms: u64, budget: &Budget) -> Result<Opened> {
+    let start = era::start(&shared);
     let mut spawned = stdio::spawn(name, spec)?;
+    // With `'auto'`, a server that cannot read `server/discover` may say so only on stderr.
+    let probe_noise = (start == Start::Probe).then(|| Arc::new(tokio::sync::Notify::new()));
     if let Some(stderr) = spawned.stderr.take() {
-        forward_stderr(shared.clone(), stderr);
+        forward_stderr(shared.clone(), stderr, probe_noise.clone());
     }
-    let transport = PipeTransport::over_spawned(spawned, shared);
+    let transport = PipeTransport::over_spawned(spawned, shared.clone());
     let lane = transport.lane();
-    let service = handshake(name, handler, transport, request_timeout_ms, budget).await.map_err(|f| f.error)?;
+    let service = match probe_noise {
+        None if start == Start::HandshakeFirst => {
+            let initialize = rmcp::handler::client::ClientHandler::get_info(&handler);
+            handshake(name, handler, HandshakeFirst::new(transport, initialize), &start, start.lifecycle(), request_timeout_ms, budget).await
+        }
+        None => handshake(name, handler, transport, &start, start.lifecycle(), request_timeout_ms, budget).await,
+        Some(noise) => {
+            let probing = handshake(name, handler, transport, &start, start.lifecycle(), request_timeout_ms, budget);
+            tokio::select! {
+                started = probing => started,
+                () = async { noise.notified().await; tokio::time::sleep(PROBE_NOISE_GRACE).await } => {
+                    // Python servers on `mcp` before 1.9.4: the reader dies on the probe's line and
+                    // the process stays up, silent. Its stdin is lost: start it again, with the handshake.
+                    era::remember(&shared, false);
+                    Err(Failure {
+                        error: McpError::new(ErrorKind::ConnectFailed, name, "the server wrote about server/discover on stderr and did not answer it").in_connect(),
+                        falls_back: true,
+                        auth: None,
+                    })
+                }
+            }
+        }
+    };
+    let service = service.map_err(|f| f.error)?;
     Ok(Opened { service, http_session: None, lane: Some(lane) })
 }
 
@@ -124,32 +149,34 @@ async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failur
 }
 
 async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeout_ms: u64, remote: Remote) -> std::result::Result<Opened, Failure> {
-    // One budget for the whole connect, the Streamable HTTP attempt and the SSE fallback alike.
-    let budget = Budget::new(request_timeout_ms.max(spec.connect_timeout_ms));
     let net = remote.net;
     // Checked before any transport exists, like the anchor's up-front check.
     net.policy()
         .check(&spec.url, super::net::policy::BlockedBecause::NotSent)
         .map_err(|e| Failure { error: net_error(name, &e), falls_back: false, auth: None })?;
     if spec.url.path().ends_with("/sse") {
-        return open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await;
+        // Only SSE is tried: the request timeout bounds it, as in `@mastra/mcp`.
+        return open_sse(name, spec, handler, &Budget::new(request_timeout_ms), net, remote.oauth.as_deref()).await;
     }
+    // One budget for the whole connect, the Streamable HTTP attempt and the SSE fallback alike.
+    let budget = Budget::new(request_timeout_ms.max(spec.connect_timeout_ms));
     let session = Arc::new(Mutex::new(None));
-    let before = lifecycle(&handler.shared);
+    let before = era::start(&handler.shared);
     let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
     if let Err(first) = &attempt {
         // A server of the handshake era may refuse `server/discover` before `initialize` at the
         // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is
         // remembered as such, and the handshake follows (then, if that fails too, the SSE
-        // fallback). An authorization challenge (401, 403) is not about the era.
-        if probe_refused(first.error.http_status) && matches!(before, ClientLifecycleMode::Auto { .. }) {
-            handler.shared.legacy_era.store(true, Ordering::SeqCst);
+        // fallback). An authorization challenge (401, 403) is not about the era. A refused
+        // handshake was learned from in `handshake`: 2026-07-28 follows on the same endpoint.
+        if before == Start::Probe && era::probe_refused(first.error.http_status) {
+            era::remember(&handler.shared, false);
         }
-        if era_learned(&before, &handler.shared) {
-            handler.shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting again", first.error.message));
+        if era::learned(&before, &handler.shared) {
+            handler.shared.diagnostic("debug", format!("Protocol start failed ({}); starting again", first.error.message));
             attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
             if attempt.is_err() {
-                forget_era(&handler.shared);
+                era::forget(&handler.shared);
             }
         }
     }
@@ -191,6 +218,10 @@ async fn open_streamable(
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
     let http = McpHttp { net: net.clone(), session: session.clone() };
     let shared = handler.shared.clone();
+    let start = era::start(&shared);
+    // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
+    // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
+    let lifecycle = if start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
     Ok(match oauth {
         Some(oauth) => {
             let client = oauth.authorize(http).await.map_err(|e| Failure {
@@ -199,11 +230,11 @@ async fn open_streamable(
                 auth: None,
             })?;
             let transport = streamable::transport(&spec.url, client);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, budget).await
+            handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }
         None => {
             let transport = streamable::transport(&spec.url, http);
-            handshake(name, handler.clone(), Observed::new(transport, shared), spec.connect_timeout_ms, budget).await
+            handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }
     })
 }
@@ -287,22 +318,34 @@ impl Budget {
     }
 }
 
-/// Runs `initialize` over `transport` within `timeout_ms`, and within the connect budget.
-async fn handshake<T, E, A>(name: &str, handler: Handler, transport: T, timeout_ms: u64, budget: &Budget) -> std::result::Result<Service, Failure>
+/// Starts a session over `transport` (`lifecycle`: how, for the era start `start`) within
+/// `timeout_ms`, and within the connect budget; learns the era from a negotiating start's failure.
+async fn handshake<T, E, A>(
+    name: &str,
+    handler: Handler,
+    transport: T,
+    start: &Start,
+    lifecycle: ClientLifecycleMode,
+    timeout_ms: u64,
+    budget: &Budget,
+) -> std::result::Result<Service, Failure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     let own = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
     let (deadline, reported_ms) = if own < budget.deadline { (own, timeout_ms) } else { (budget.deadline, budget.total_ms.min(timeout_ms)) };
-    let lifecycle = lifecycle(&handler.shared);
-    let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
     let shared = handler.shared.clone();
     match tokio::time::timeout_at(deadline, handler.serve_with_lifecycle(transport, lifecycle)).await {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => {
-            if auto {
-                learn_era(&shared, &e);
+            match start {
+                Start::Probe => era::learn_from_probe(&shared, &e, |e| matches!(e, ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref()))),
+                Start::HandshakeFirst if refuses_handshake(&e) => {
+                    shared.diagnostic("debug", "The server refused the initialize handshake as a 2026-07-28 server does; continuing with server/discover");
+                    era::remember(&shared, true);
+                }
+                _ => {}
             }
             Err(classify(name, &e))
         }
@@ -311,20 +354,20 @@ where
     }
 }
 
-/// What a failed automatic start says about the server's era (the caller then retries once,
-/// on a fresh transport, the way this sets): an answer to `server/discover` that is not a
-/// discover result means the handshake era, and so does a server that hangs up on the probe
-/// (some handshake-era servers exit on a request before `initialize`); a discover answer that
-/// came after rmcp's 10 s probe window (a slow-starting server) means 2026-07-28.
-fn learn_era(shared: &HandlerShared, e: &ClientInitializeError) {
+/// Whether a failed `initialize` was refused the way a modern-only server refuses it: a
+/// JSON-RPC -32022 or -32601 answer, or (over HTTP) one inside a 4xx.
+fn refuses_handshake(e: &ClientInitializeError) -> bool {
     match e {
-        ClientInitializeError::ExpectedInitResult(_)
-        | ClientInitializeError::ExpectedInitResponse(_)
-        | ClientInitializeError::UncorrelatedErrorResponse { .. }
-        | ClientInitializeError::ConnectionClosed(_) => shared.legacy_era.store(true, Ordering::SeqCst),
-        ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref()) => shared.legacy_era.store(true, Ordering::SeqCst),
-        ClientInitializeError::ConflictInitResponseId(..) => shared.modern_era.store(true, Ordering::SeqCst),
-        _ => {}
+        ClientInitializeError::JsonRpcError(data) => era::handshake_first::refuses_handshake(data.code),
+        ClientInitializeError::TransportError { error, .. } => {
+            let inner: &(dyn std::error::Error + Send + Sync + 'static) = error.error.as_ref();
+            let net = inner.downcast_ref::<NetError>().or_else(|| match inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                Some(StreamableHttpError::Client(n)) => Some(n),
+                _ => None,
+            });
+            matches!(net, Some(NetError::Status { status, body }) if era::http_refuses_handshake(Some(*status), body))
+        }
+        _ => false,
     }
 }
 
@@ -333,41 +376,6 @@ fn hung_up(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
     e.downcast_ref::<std::io::Error>()
         .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset))
 }
-
-/// Whether an HTTP status answering the `server/discover` probe means "try the handshake".
-fn probe_refused(status: Option<u16>) -> bool {
-    matches!(status, Some(s) if (400..600).contains(&s) && s != 401 && s != 403)
-}
-
-/// After a retry that failed too, nothing was learned: the next connect probes again.
-fn forget_era(shared: &HandlerShared) {
-    shared.legacy_era.store(false, Ordering::SeqCst);
-    shared.modern_era.store(false, Ordering::SeqCst);
-}
-
-/// Whether a failed start under `before` taught us the era, so that one more start is worth it.
-fn era_learned(before: &ClientLifecycleMode, shared: &HandlerShared) -> bool {
-    matches!(before, ClientLifecycleMode::Auto { .. }) && !matches!(lifecycle(shared), ClientLifecycleMode::Auto { .. })
-}
-
-/// How a session starts, by the `protocolVersion` option: omitted or `'auto'`,
-/// `server/discover` first and the `initialize` handshake when the server does not know it
-/// (as `@mastra/mcp` 2.0 does by default) — straight to whichever this server already answered
-/// with; `'2026-07-28'`, `server/discover` only; `'legacy'` or a handshake revision, the
-/// handshake only.
-pub(crate) fn lifecycle(shared: &HandlerShared) -> ClientLifecycleMode {
-    let modern = || vec![ProtocolVersion::V_2026_07_28];
-    match shared.pinned_version.as_deref() {
-        Some(MODERN_PROTOCOL_VERSION) => ClientLifecycleMode::Discover { preferred_versions: modern() },
-        None | Some(AUTO) if shared.legacy_era.load(Ordering::SeqCst) => ClientLifecycleMode::Initialize,
-        None | Some(AUTO) if shared.modern_era.load(Ordering::SeqCst) => ClientLifecycleMode::Discover { preferred_versions: modern() },
-        None | Some(AUTO) => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
-        _ => ClientLifecycleMode::Initialize,
-    }
-}
-
-/// The `protocolVersion` value that negotiates the era.
-pub const AUTO: &str = "auto";
 
 fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
     McpError::new(ErrorKind::Timeout, name, format!("Request timed out after {timeout_ms} ms ({what} on server {name})")).in_connect()
@@ -446,6 +454,8 @@ fn classify(name: &str, e: &ClientInitializeError) -> Failure {
                 auth: None,
             }
         }
+        // The handshake-first start: rmcp's own `initialize` got the server's answer.
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => return classify(name, fallback),
         // A JSON-RPC answer to `initialize` means an MCP server is there: no other transport.
         ClientInitializeError::JsonRpcError(data) => Failure {
             error: McpError::new(ErrorKind::ConnectFailed, name, format!("MCP error {}: {}", data.code.0, data.message)),
@@ -487,14 +497,32 @@ pub fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// Pumps a child's stderr into the event sink until EOF.
-fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr) {
+/// How long a probed server that wrote about `server/discover` on stderr still gets to answer it
+/// (Python servers on `mcp` 1.9.4 to 1.30 log a validation error, then answer with an error).
+const PROBE_NOISE_GRACE: Duration = Duration::from_millis(750);
+
+/// Pumps a child's stderr into the event sink until EOF; `probe_noise` is notified when the
+/// server writes the probe's method name (it could not read the probe).
+fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr, probe_noise: Option<Arc<tokio::sync::Notify>>) {
+    const PROBE: &[u8] = b"server/discover";
     tokio::spawn(async move {
         let mut buf = vec![0u8; 8192];
+        // The end of the previous chunk, so a name split between two reads is still seen.
+        let mut tail: Vec<u8> = Vec::new();
         loop {
             match stderr.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => shared.sink.stderr(&shared.server, buf[..n].to_vec()),
+                Ok(n) => {
+                    if let Some(noise) = &probe_noise {
+                        tail.extend_from_slice(&buf[..n]);
+                        if tail.windows(PROBE.len()).any(|w| w == PROBE) {
+                            noise.notify_one();
+                        }
+                        let keep = tail.len().saturating_sub(PROBE.len());
+                        tail.drain(..keep);
+                    }
+                    shared.sink.stderr(&shared.server, buf[..n].to_vec());
+                }
             }
         }
     });

@@ -469,6 +469,21 @@ impl NativeClient {
         conn.unsubscribe_resource(&uri).await.map_err(to_napi)
     }
 
+    /// A list-changed handler was registered for `server`: its 2026-07-28 sessions listen for
+    /// that list's changes (`kind`: 'tools' | 'prompts' | 'resources').
+    #[napi]
+    pub async fn want_list_changes(&self, server: String, #[napi(ts_arg_type = "'tools' | 'prompts' | 'resources'")] kind: String) -> Result<()> {
+        use crate::core::listen::ListKind;
+        let kind = match kind.as_str() {
+            "tools" => ListKind::Tools,
+            "prompts" => ListKind::Prompts,
+            "resources" => ListKind::Resources,
+            other => return Err(Error::from_reason(format!("unknown list kind {other}"))),
+        };
+        self.server(&server)?.want_list_changes(kind);
+        Ok(())
+    }
+
     /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.
     #[napi]
     pub async fn get_prompt(

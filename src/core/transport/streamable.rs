@@ -143,6 +143,16 @@ impl StreamableHttpClient for McpHttp {
         if status == 404 && session_id.is_some() {
             return Err(StreamableHttpError::SessionExpired);
         }
+        // A server restarted under a live session does not know it: the TypeScript SDK answers
+        // 400 "Server not initialized". The request was not run, so rmcp may initialize again
+        // and send it once more, as after a 404.
+        if status == 400 && session_id.is_some() {
+            let body = response.preview().await;
+            if body.contains("Server not initialized") {
+                return Err(StreamableHttpError::SessionExpired);
+            }
+            return Err(StreamableHttpError::Client(NetError::Status { status, body }));
+        }
         if !(200..300).contains(&status) {
             return Err(status_error(response).await);
         }

@@ -1,0 +1,151 @@
+//! Which protocol era a session starts in, by the `protocolVersion` option and what this server
+//! answered before:
+//! - omitted: the `initialize` handshake first (as `@mastra/mcp` 1.18), 2026-07-28 when the
+//!   server refuses it as a modern-only server does ([`handshake_first`]);
+//! - `'auto'`: `server/discover` first, the handshake when the server does not know it (as
+//!   `@mastra/mcp` 2.0);
+//! - `'2026-07-28'`: `server/discover` only; `'legacy'` or a handshake revision: the handshake only.
+//!
+//! Either negotiated start is remembered per server: the next connect goes straight to the era
+//! this server answered with.
+
+pub mod handshake_first;
+
+use std::sync::atomic::Ordering;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::service::ClientInitializeError;
+use rmcp::ClientLifecycleMode;
+
+use super::handler::{HandlerShared, MODERN_PROTOCOL_VERSION};
+
+/// The `protocolVersion` value that probes with `server/discover` first.
+pub const AUTO: &str = "auto";
+
+/// How the next session of a server starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// `initialize` only.
+    Handshake,
+    /// `server/discover` only.
+    Discover,
+    /// `server/discover`, then `initialize` when the server does not know it (`'auto'`).
+    Probe,
+    /// `initialize`, then `server/discover` when the server refuses it as a modern-only server.
+    HandshakeFirst,
+}
+
+impl Start {
+    /// Whether this start may still learn the era (and so be worth one more try on failure).
+    pub fn negotiates(&self) -> bool {
+        matches!(self, Start::Probe | Start::HandshakeFirst)
+    }
+
+    /// rmcp's lifecycle for this start. `HandshakeFirst` runs rmcp's probe under the
+    /// [`handshake_first::HandshakeFirst`] layer, which turns it around.
+    pub fn lifecycle(&self) -> ClientLifecycleMode {
+        let modern = || vec![ProtocolVersion::V_2026_07_28];
+        match self {
+            Start::Handshake => ClientLifecycleMode::Initialize,
+            Start::Discover => ClientLifecycleMode::Discover { preferred_versions: modern() },
+            Start::Probe | Start::HandshakeFirst => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
+        }
+    }
+}
+
+/// How the next session of this server starts.
+pub fn start(shared: &HandlerShared) -> Start {
+    let pinned = shared.pinned_version.as_deref();
+    let negotiated = matches!(pinned, None | Some(AUTO));
+    match pinned {
+        Some(MODERN_PROTOCOL_VERSION) => Start::Discover,
+        _ if negotiated && shared.legacy_era.load(Ordering::SeqCst) => Start::Handshake,
+        _ if negotiated && shared.modern_era.load(Ordering::SeqCst) => Start::Discover,
+        Some(AUTO) => Start::Probe,
+        None => Start::HandshakeFirst,
+        _ => Start::Handshake,
+    }
+}
+
+/// Records the era a session opened in: the next connect starts that way.
+pub fn remember(shared: &HandlerShared, modern: bool) {
+    let flag = if modern { &shared.modern_era } else { &shared.legacy_era };
+    flag.store(true, Ordering::SeqCst);
+}
+
+/// What a failed `'auto'` start says about the server's era (the caller then retries once, on a
+/// fresh transport): an answer to `server/discover` that is not a discover result means the
+/// handshake era, and so does a server that hangs up on the probe (some handshake-era servers
+/// exit on a request before `initialize`); a discover answer that came after rmcp's 10 s probe
+/// window (a slow-starting server) means 2026-07-28.
+pub fn learn_from_probe(shared: &HandlerShared, e: &ClientInitializeError, hung_up: impl Fn(&ClientInitializeError) -> bool) {
+    match e {
+        ClientInitializeError::ExpectedInitResult(_)
+        | ClientInitializeError::ExpectedInitResponse(_)
+        | ClientInitializeError::UncorrelatedErrorResponse { .. }
+        | ClientInitializeError::ConnectionClosed(_) => remember(shared, false),
+        ClientInitializeError::TransportError { .. } if hung_up(e) => remember(shared, false),
+        ClientInitializeError::ConflictInitResponseId(..) => remember(shared, true),
+        _ => {}
+    }
+}
+
+/// Whether an HTTP status answering the `server/discover` probe means "try the handshake": any
+/// refusal but an authorization challenge (a handshake-era server may answer 400 "no session
+/// yet", 404, 405, even 500).
+pub fn probe_refused(status: Option<u16>) -> bool {
+    matches!(status, Some(s) if (400..600).contains(&s) && s != 401 && s != 403)
+}
+
+/// Whether an HTTP refusal of `initialize` (its status and body) is a modern-only server's: a
+/// JSON-RPC -32022 "Unsupported protocol version" or -32601 inside the 4xx.
+pub fn http_refuses_handshake(status: Option<u16>, body: &str) -> bool {
+    if !matches!(status, Some(400..=499)) || matches!(status, Some(401 | 403)) {
+        return false;
+    }
+    serde_json::from_str::<serde_json::Value>(body.trim())
+        .ok()
+        .and_then(|v| v.pointer("/error/code").and_then(serde_json::Value::as_i64))
+        .is_some_and(|code| handshake_first::refuses_handshake(rmcp::model::ErrorCode(code as i32)))
+}
+
+/// After a retry that failed too, nothing was learned: the next connect negotiates again.
+pub fn forget(shared: &HandlerShared) {
+    shared.legacy_era.store(false, Ordering::SeqCst);
+    shared.modern_era.store(false, Ordering::SeqCst);
+}
+
+/// Whether a failed start under `before` taught us the era, so that one more start is worth it.
+pub fn learned(before: &Start, shared: &HandlerShared) -> bool {
+    before.negotiates() && !start(shared).negotiates()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_http_refusal_is_modern_only_when_its_body_says_so() {
+        let refusal = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
+        assert!(http_refuses_handshake(Some(400), refusal));
+        assert!(!http_refuses_handshake(Some(401), refusal));
+        assert!(!http_refuses_handshake(Some(500), refusal));
+        assert!(!http_refuses_handshake(Some(400), "Bad Request: Server not initialized"));
+        assert!(!http_refuses_handshake(Some(400), r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}"#));
+    }
+
+    #[test]
+    fn the_default_start_is_the_handshake_first() {
+        let sink: std::sync::Arc<dyn crate::core::EventSink> = std::sync::Arc::new(crate::core::events::NullSink);
+        let mut config = crate::core::ServerConfig::from_json("s", &serde_json::json!({ "command": "x" }));
+        let shared = HandlerShared::from_config(&config, sink.clone(), None);
+        assert_eq!(start(&shared), Start::HandshakeFirst);
+        remember(&shared, true);
+        assert_eq!(start(&shared), Start::Discover);
+        config.protocol_version = Some(AUTO.into());
+        let shared = HandlerShared::from_config(&config, sink, None);
+        assert_eq!(start(&shared), Start::Probe);
+        remember(&shared, false);
+        assert_eq!(start(&shared), Start::Handshake);
+    }
+}
