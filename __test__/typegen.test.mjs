@@ -195,6 +195,19 @@ describe('typegen: the CLI around the generator', () => {
     } finally {
       await mcp.disconnect();
     }
+
+    // A TypeScript module (Node runs it directly from 22.18 on), its client the default export.
+    const tsModule = path.join(tmp, 'mcp-client.ts');
+    fs.writeFileSync(
+      tsModule,
+      `import { MCPClient } from ${JSON.stringify(path.join(root, 'index.mjs'))};\n` +
+        `const python: { command: string; args: string[] } = ${JSON.stringify(servers.python)};\n` +
+        `export default new MCPClient({ id: 'typegen-ts-module', servers: { python } });\n`,
+    );
+    const tsOut = path.join(tmp, 'ts-module-types.ts');
+    const fromTs = await cli(['typegen', '--config', tsModule, '--out', tsOut]);
+    assert.equal(fromTs.code, 0, fromTs.stderr);
+    assert.equal(fs.readFileSync(tsOut, 'utf8'), fs.readFileSync(out, 'utf8'));
   });
 
   test('a server that cannot be listed: exit 1, naming it, and the previous file is left as it was', { timeout: 60_000 }, async () => {
