@@ -934,14 +934,14 @@ export type HttpServerDefinition = BaseServerOptions & {
 export type MastraMCPServerDefinition = StdioServerDefinition | HttpServerDefinition;
 
 /** Options of {@link MCPClient}'s constructor. */
-export interface MCPClientOptions {
+export interface MCPClientOptions<TServers extends MCPServerContractsOf<TServers> = MCPServerContracts> {
   /**
    * Unique id. Needed when several clients are created with identical
    * `servers` (otherwise the constructor throws to prevent leaks).
    */
   id?: string;
-  /** Servers keyed by the name used to namespace their tools. */
-  servers: Record<string, MastraMCPServerDefinition>;
+  /** Servers keyed by the name used to namespace their tools (exactly the declared ones when typed). */
+  servers: MCPClientServers<TServers>;
   /**
    * Default timeout in milliseconds for all servers.
    * @default 60000
@@ -1081,6 +1081,106 @@ export declare function getMcpCallToolContent(output: unknown): unknown;
 export declare function getMcpCallToolMeta(output: unknown): Record<string, unknown> | undefined;
 
 // ===========================================================================
+// >>> Typed tools (`mastra-mcp typegen`, `MCPClient<MCPServers>`) — BEGIN
+// Everything of the typed client lives in this block; outside it only `MCPClientOptions` and
+// the `MCPClient` class take the type argument. Without one, every type is as before.
+// ===========================================================================
+
+/** One tool's contract: the TypeScript types of its input and of its structured output. */
+export interface MCPToolContract {
+  input: unknown;
+  output: unknown;
+}
+
+/** One server's contract: its tools, by the names the server gives them. */
+export interface MCPServerContract {
+  tools: { [toolName: string]: MCPToolContract };
+}
+
+/**
+ * Contracts of any servers, untyped: the default type argument of {@link MCPClient}. A generated
+ * `interface MCPServers` (from `mastra-mcp typegen` or {@link generateToolTypes}) is the typed one.
+ */
+export type MCPServerContracts = Record<string, MCPServerContract>;
+
+/** The constraint on `MCPClient`'s type argument: each of its keys a {@link MCPServerContract}. */
+export type MCPServerContractsOf<TServers> = { [K in keyof TServers]: MCPServerContract };
+
+/**
+ * `servers` of {@link MCPClientOptions}: exactly the declared servers when typed. (The type argument
+ * is never inferred from `servers`: `new MCPClient({ servers })` stays untyped, as before.)
+ */
+export type MCPClientServers<TServers> = string extends keyof MCPNoInfer<TServers>
+  ? Record<string, MastraMCPServerDefinition>
+  : { [K in keyof MCPNoInfer<TServers>]-?: MastraMCPServerDefinition };
+
+/** `T`, hidden from type inference (as TypeScript 5.4's `NoInfer`, for older compilers too). */
+type MCPNoInfer<T> = [T][T extends any ? 0 : never];
+
+/** The context a tool's `execute` takes (as Mastra's own tools). */
+export type MCPTypedToolContext = Parameters<NonNullable<MCPTool['execute']>>[1];
+
+/**
+ * What a typed tool's `execute` can resolve to: the structured output its contract declares, or
+ * the MCP `CallToolResult` (a server error with `onToolError: 'return'`, or a call that produced
+ * no structured content), or Mastra's input validation error, or nothing.
+ */
+export type MCPToolResult<TOutput> = TOutput | CallToolResult | import('@mastra/core/tools').ValidationError | void;
+
+/** A Mastra tool whose `execute` is typed by its contract. It goes into an `Agent` as it is. */
+export type MCPTypedTool<TContract extends MCPToolContract> = Omit<MCPTool, 'execute'> & {
+  execute?: (input: TContract['input'], context?: MCPTypedToolContext) => Promise<MCPToolResult<TContract['output']>>;
+};
+
+type MCPToolEntries<TServers> = {
+  [S in keyof TServers & string]: TServers[S] extends { tools: infer Tools }
+    ? { [N in keyof Tools & string]: { key: `${S}_${N}`; contract: Tools[N] } }[keyof Tools & string]
+    : never;
+}[keyof TServers & string];
+
+/** `listTools()`: keyed `server_tool`; typed tools when the client is, each possibly missing. */
+export type MCPTypedTools<TServers> = string extends keyof TServers
+  ? Record<string, MCPTool>
+  : { [E in MCPToolEntries<TServers> as E['key']]?: E['contract'] extends MCPToolContract ? MCPTypedTool<E['contract']> : never };
+
+/** `listToolsets()`: server -> raw tool name; typed when the client is, each entry possibly missing. */
+export type MCPTypedToolsets<TServers> = string extends keyof TServers
+  ? Record<string, Record<string, MCPTool>>
+  : {
+      [S in keyof TServers]?: TServers[S] extends { tools: infer Tools }
+        ? { [N in keyof Tools]?: Tools[N] extends MCPToolContract ? MCPTypedTool<Tools[N]> : never }
+        : never;
+    };
+
+/** `listToolsWithErrors()` of a client typed with `TServers`. */
+export type MCPTypedToolsWithErrors<TServers> = string extends keyof TServers
+  ? MCPToolsWithErrors
+  : MCPDiscoveryErrors & { tools: MCPTypedTools<TServers> };
+
+/** `listToolsetsWithErrors()` of a client typed with `TServers`. */
+export type MCPTypedToolsetsWithErrors<TServers> = string extends keyof TServers
+  ? MCPToolsetsWithErrors
+  : MCPDiscoveryErrors & { toolsets: MCPTypedToolsets<TServers> };
+
+/** Options of {@link generateToolTypes}. */
+export interface GenerateToolTypesOptions {
+  /** Replaces the generated banner comment at the top of the file (`''`: none). */
+  banner?: string;
+}
+
+/**
+ * Compiles a tool catalog (what {@link MCPClient.listToolDefinitions} returns) into a TypeScript
+ * file of contracts: per tool `<Server><Tool>Input` / `<Server><Tool>Output` (`unknown` when the tool
+ * declares no output schema), `interface MCPServers` (the type argument of `MCPClient`) and
+ * `type MCPToolName`. Deterministic: the same catalog gives the same bytes. The same generator as
+ * `mastra-mcp typegen`; loaded on first call (an `MCPClient` never loads it).
+ */
+export declare function generateToolTypes(catalog: SerializableMCPToolCatalog, options?: GenerateToolTypesOptions): Promise<string>;
+
+// <<< Typed tools — END
+// ===========================================================================
+
+// ===========================================================================
 // MCPClient
 // ===========================================================================
 
@@ -1165,8 +1265,8 @@ export interface MCPClientProgressActions {
  * const agent = new Agent({ id: 'a', name: 'A', instructions: '...', model, tools: await mcp.listTools() });
  * ```
  */
-export declare class MCPClient extends MastraBase {
-  constructor(args: MCPClientOptions);
+export declare class MCPClient<TServers extends MCPServerContractsOf<TServers> = MCPServerContracts> extends MastraBase {
+  constructor(args: MCPClientOptions<TServers>);
 
   /**
    * A client for the servers of an MCP config object — the content of a Claude Desktop,
@@ -1226,13 +1326,13 @@ export declare class MCPClient extends MastraBase {
   getServerProtocolVersions(): Record<string, string | undefined>;
 
   /** Every server's tools, keyed `serverName_toolName`. */
-  listTools(): Promise<Record<string, MCPTool>>;
+  listTools(): Promise<MCPTypedTools<TServers>>;
   /** Like `listTools`, also reporting servers that failed. */
-  listToolsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPToolsWithErrors>;
+  listToolsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPTypedToolsWithErrors<TServers>>;
   /** Tools grouped by server name (for `toolsets` in `generate`/`stream`). */
-  listToolsets(): Promise<Record<string, Record<string, MCPTool>>>;
+  listToolsets(): Promise<MCPTypedToolsets<TServers>>;
   /** Like `listToolsets`, also reporting servers that failed. */
-  listToolsetsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPToolsetsWithErrors>;
+  listToolsetsWithErrors(options?: MCPDiscoveryOptions): Promise<MCPTypedToolsetsWithErrors<TServers>>;
   /** Serializable tool catalog (server -> tool name -> definition). */
   listToolDefinitions(): Promise<SerializableMCPToolCatalog>;
   /** Like `listToolDefinitions`, also reporting servers that failed. */

@@ -71,5 +71,6 @@ export const {
   MCPConfigError,
   parseMCPConfig,
   readMCPConfigFile,
+  generateToolTypes,
 } = face;
 export default face;

@@ -8,6 +8,14 @@ const oauth = require('./oauth.cjs');
 const oauthSteps = require('./oauth-steps.cjs');
 const configFile = require('./config-file.cjs');
 
+/**
+ * The typegen generator, loaded on first call only: an MCPClient never loads it (a static string
+ * so bundlers still trace the file).
+ */
+async function generateToolTypes(catalog, options) {
+  return require('./typegen/generate.cjs').generateToolTypes(catalog, options);
+}
+
 function createFace(core) {
   const deps = withFallbacks(core);
   const { MCPClient, MCPClientServerProxy } = createMCPClientClass(deps);
@@ -26,6 +34,7 @@ function createFace(core) {
     MCPConfigError: configFile.MCPConfigError,
     parseMCPConfig: configFile.parseMCPConfig,
     readMCPConfigFile: configFile.readMCPConfigFile,
+    generateToolTypes,
   };
 }
 

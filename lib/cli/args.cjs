@@ -12,6 +12,7 @@ const COMMANDS = {
   prompts: { min: 0, max: 1, usage: 'prompts [server]' },
   prompt: { min: 2, max: 3, usage: 'prompt <server> <name> [json-args]' },
   auth: { min: 1, max: 1, usage: 'auth <server>' },
+  typegen: { min: 0, max: 0, usage: 'typegen [--config FILE] [--out FILE]' },
   help: { min: 0, max: 1, usage: 'help [command]' },
 };
 
@@ -29,12 +30,16 @@ Commands:
   prompts [server]                     list prompts
   prompt <server> <name> [json-args]   get a prompt
   auth <server>                        authorize with OAuth in the browser and store the tokens
+  typegen                              write TypeScript contracts of every server's tools (--out,
+                                       default mcp-types.ts) for \`new MCPClient<MCPServers>\`;
+                                       --config may also name a module exporting an MCPClient
 
 Options:
   -c, --config FILE      the config file to use
       --format NAME      the file's dialect: claude-desktop, claude-code, cursor, vscode, windsurf, generic
       --input ID=VALUE   a value for a VS Code \${input:ID} (repeatable; or set MCP_INPUT_<ID>)
       --timeout MS       request timeout in milliseconds
+      --out FILE         typegen: the file to write (default mcp-types.ts)
       --json             machine-readable output on stdout
   -v, --verbose          show the servers' stderr
   -h, --help             this help
@@ -64,6 +69,9 @@ function parseArgs(argv) {
         break;
       case '--format':
         opts.format = take(a);
+        break;
+      case '--out':
+        opts.out = take(a);
         break;
       case '--input': {
         const kv = take(a);

@@ -304,6 +304,45 @@ class Cli {
     return EXIT.OK;
   }
 
+  /** `typegen`: contracts of every server's tools, written to --out (default mcp-types.ts). */
+  async typegen() {
+    const typegen = require('../typegen/cli.cjs');
+    const { generate } = require('../typegen/generate.cjs');
+    let client;
+    let source;
+    if (typegen.isModulePath(this.opts.config)) {
+      const loaded = await typegen.loadClientModule(this.opts.config, UsageError);
+      client = loaded.client;
+      client.__setLogger?.(SILENT_LOGGER);
+      this.live = client;
+      source = `${this.opts.config} (export ${loaded.exportName})`;
+    } else {
+      if (this.config.format === 'builtin') {
+        throw new UsageError('typegen needs your servers: pass --config FILE (an MCP config file, or a module exporting an MCPClient), or run it where ./mcp.json or ./.mcp.json is');
+      }
+      for (const name of this.config.disabled) this.note(`mastra-mcp: typegen: ${name} is disabled: left out`);
+      client = this.client();
+      source = this.config.file;
+    }
+    const { definitions, errors } = await client.listToolDefinitionsWithErrors();
+    if (Object.keys(errors ?? {}).length) {
+      this.#reportErrors(errors);
+      throw new Failure(`typegen: no file written: ${Object.keys(errors).join(', ')} could not be listed`);
+    }
+    const { source: text, warnings } = generate(definitions);
+    const out = require('node:path').resolve(this.opts.out ?? 'mcp-types.ts');
+    typegen.writeAtomically(out, text);
+    const servers = typegen.serverSummary(definitions);
+    for (const w of warnings) this.note(`mastra-mcp: typegen: ${w}`);
+    if (this.opts.json) this.printJson({ out, from: source, servers, warnings });
+    else {
+      const tools = servers.reduce((n, s) => n + s.tools, 0);
+      const list = servers.map((s) => `${s.name}${s.version ? ` ${s.version}` : ''}`).join(', ');
+      this.print(`Wrote ${out}: ${tools} tool${tools === 1 ? '' : 's'} from ${servers.length} server${servers.length === 1 ? '' : 's'}${list ? ` (${list})` : ''}`);
+    }
+    return EXIT.OK;
+  }
+
   async auth(server) {
     this.requireServer(server);
     const def = this.config.servers[server];
@@ -366,7 +405,9 @@ async function main(argv, api = require('../../index.js')) {
   }
   let cli;
   try {
-    const config = await loadConfig(api, opts);
+    // `typegen --config module.mjs` reads its servers from the module's MCPClient, not a config file.
+    const moduleConfig = command === 'typegen' && require('../typegen/cli.cjs').isModulePath(opts.config);
+    const config = moduleConfig ? { file: opts.config, format: 'module', servers: {}, transports: {}, disabled: [] } : await loadConfig(api, opts);
     cli = new Cli(api, opts, config);
     return await cli[command](...operands);
   } catch (e) {
