@@ -21,6 +21,10 @@
 //   <!-- docs-test: config=.vscode/mcp.json --> the file name the config example is read as (picks the dialect)
 //   <!-- docs-test: skip REASON -->           not checked; the reason is required and is printed
 //
+// Paths: every repository path the docs name in backticks (`src/…`, `lib/…`, `__test__/…`, …) exists, and
+// docs/architecture.md names every file of src/ and lib/ (or a folder holding it), so a new or moved file
+// fails here until the page says where it lives.
+//
 // Links: every `[text](target)` outside code whose target is not absolute (http:, https:, mailto:) must name
 // an existing file, and its `#anchor` a heading of that file (GitHub's slugs). PENDING_PAGES lists pages
 // other branches are adding; links to them may dangle until they land.
@@ -503,6 +507,35 @@ test('docs: every relative link resolves to a file and heading', () => {
     pending.push(...r.pending);
   }
   for (const p of pending) console.log(`# pending page (allowed by PENDING_PAGES): ${p}`);
+  assert.deepEqual(problems, []);
+});
+
+test('docs: every repository path the docs name exists, and docs/architecture.md names every source file', () => {
+  const problems = [];
+  const top = /^(?:src|lib|scripts|bench|__test__|tests|npm|examples|bin|docs|\.github|\.ci)\/[\w.\/-]*$|^(?:index\.d\.ts|index\.js|index\.mjs|package\.json|Cargo\.toml|build\.rs)$/;
+  for (const file of files) {
+    const text = readFileSync(path.join(root, file), 'utf8').replace(/^\s*(`{3,}|~{3,})[\s\S]*?^\s*\1\s*$/gm, '');
+    for (const m of text.matchAll(/`([^`\n]+)`/g)) {
+      const p = m[1].replace(/\/$/, '');
+      if (top.test(m[1]) && !existsSync(path.join(root, p))) problems.push(`${file}: \`${m[1]}\` does not exist`);
+    }
+  }
+  // A source file is covered when the page names it, or a folder it is in (`auth/`, `lib/cli/`), in backticks,
+  // relative to the repository or to src/core/.
+  const arch = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
+  const named = new Set([...arch.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]));
+  const walk = (dir) =>
+    readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : [`${dir}/${e.name}`]));
+  for (const f of [...walk('src'), ...walk('lib')]) {
+    if (/\/(mod|tests)\.rs$/.test(f)) continue;
+    const forms = [f, f.replace(/^src\/core\//, '')];
+    const parts = f.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/') + '/';
+      if (!['src/', 'src/core/', 'src/node/', 'lib/'].includes(dir)) forms.push(dir, dir.replace(/^src\/core\//, ''));
+    }
+    if (!forms.some((n) => named.has(n))) problems.push(`docs/architecture.md does not name ${f} (nor a folder it is in)`);
+  }
   assert.deepEqual(problems, []);
 });
 
