@@ -112,6 +112,12 @@ async fn status_error(response: HttpResponse) -> StreamableHttpError<NetError> {
     StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
 }
 
+/// Whether a 400 answering a request in a session says the server does not know the session.
+fn session_unknown(body: &str) -> bool {
+    let body = body.to_ascii_lowercase();
+    body.contains("server not initialized") || body.contains("no valid session") || body.contains("session not found")
+}
+
 fn sse_events(response: HttpResponse) -> BoxStream<'static, Result<Sse, SseError>> {
     SseStream::from_bytes_stream(response.body).boxed()
 }
@@ -143,12 +149,12 @@ impl StreamableHttpClient for McpHttp {
         if status == 404 && session_id.is_some() {
             return Err(StreamableHttpError::SessionExpired);
         }
-        // A server restarted under a live session does not know it: the TypeScript SDK answers
-        // 400 "Server not initialized". The request was not run, so rmcp may initialize again
-        // and send it once more, as after a 404.
+        // A server restarted under a live session does not know it: TypeScript SDK servers
+        // answer 400 "Server not initialized" or "No valid session ID provided". The request was
+        // not run, so rmcp may initialize again and send it once more, as after a 404.
         if status == 400 && session_id.is_some() {
             let body = response.preview().await;
-            if body.contains("Server not initialized") {
+            if session_unknown(&body) {
                 return Err(StreamableHttpError::SessionExpired);
             }
             return Err(StreamableHttpError::Client(NetError::Status { status, body }));
