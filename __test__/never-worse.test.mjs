@@ -121,3 +121,39 @@ test('MCPClientServerProxy built as @mastra/mcp builds it, over an InternalMastr
   const bare = new MCPClientServerProxy({ name: 'bare' }, async () => ({ resources: { read: async () => ({}) } }));
   assert.deepEqual(await bare.readResource('x://y'), { contents: [] });
 });
+
+test('reconnectServer() of a 2026-07-28 session over Streamable HTTP sends nothing, keeps the era, and survives an outage', async () => {
+  let server = await startPythonHttp(python, pyServer);
+  stops.push(() => server.stop());
+  const { methods, fetchSpy } = methodSpy();
+  const c = client({ py: { url: new URL(server.url), protocolVersion: '2026-07-28', fetch: fetchSpy } });
+  const tools = await c.listTools();
+  assert.deepEqual(c.getServerProtocolVersions(), { py: '2026-07-28' });
+  const sent = methods.length;
+  await c.reconnectServer('py');
+  assert.equal(methods.length, sent, `nothing sent by the reconnect: ${methods.slice(sent).join(' ')}`);
+  assert.deepEqual(c.getServerProtocolVersions(), { py: '2026-07-28' });
+
+  await server.stop();
+  await c.reconnectServer('py'); // during the outage: does not throw
+  server = await startPythonHttp(python, pyServer, { port: server.port });
+  assert.match(JSON.stringify(await tools.py_echo.execute({ message: 'back' }, {})), /Echo: back/);
+  assert.equal(methods.filter((m) => m === 'server/discover').length, 1, `no second probe: ${methods.join(' ')}`);
+});
+
+test('concurrent resource subscriptions in a 2026-07-28 session end on one stream asking for all of them', async () => {
+  const bodies = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    if (body.includes('"subscriptions/listen"')) bodies.push(JSON.parse(body));
+    return fetch(url, init);
+  };
+  const c = client({ py: { url: new URL(pyHttp.url), protocolVersion: '2026-07-28', fetch: fetchSpy } });
+  await c.listTools();
+  await Promise.all([c.resources.subscribe('py', 'fixture://greeting'), c.resources.subscribe('py', 'fixture://other')]);
+  const deadline = Date.now() + 10_000;
+  while (bodies.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const last = bodies.at(-1);
+  assert.ok(last, 'a subscriptions/listen was sent');
+  assert.deepEqual(JSON.stringify(last.params).match(/fixture:\/\/\w+/g).sort(), ['fixture://greeting', 'fixture://other'], JSON.stringify(bodies));
+});

@@ -339,10 +339,26 @@ impl Connection {
         self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// Forces a fresh session.
-    pub async fn reconnect(&self) -> Result<Arc<Live>> {
+    /// Forces a fresh session. A handshake-era session is replaced now, as `@mastra/mcp` does (a
+    /// failure throws). A 2026-07-28 session is stateless: over Streamable HTTP there is nothing to
+    /// reopen, so its pooled connections are released and its `subscriptions/listen` (if one is
+    /// wanted) reopened; over stdio the server is started again at the next request. Either way
+    /// the era is kept (no second `server/discover` probe), nothing else is sent until the next
+    /// request, and a reconnect during an outage does not fail.
+    pub async fn reconnect(&self) -> Result<()> {
+        if let Some(live) = self.current().await.filter(|live| live.modern && live.http_session.is_some()) {
+            if let Some(remote) = &self.remote {
+                remote.net.release();
+            }
+            live.listener.stop();
+            live.listen(&self.shared, &self.interest());
+            return Ok(());
+        }
         self.disconnect().await;
-        self.ensure_connected().await
+        if super::era::start(&self.shared) == super::era::Start::Discover {
+            return Ok(());
+        }
+        self.ensure_connected().await.map(|_| ())
     }
 
     /// Sends one request on the current session (connecting first).

@@ -115,6 +115,9 @@ impl Listener {
 fn start(peer: Peer<RoleClient>, shared: Arc<HandlerShared>, filter: SubscriptionFilter, stop: CancellationToken) {
     tokio::spawn(async move {
         let mut subscription = tokio::select! {
+            // A stream replaced before it went out (concurrent subscribe calls) is never sent.
+            biased;
+            _ = stop.cancelled() => return,
             opened = peer.listen(filter) => match opened {
                 Ok(s) => s,
                 Err(e) => {
@@ -122,7 +125,6 @@ fn start(peer: Peer<RoleClient>, shared: Arc<HandlerShared>, filter: Subscriptio
                     return;
                 }
             },
-            _ = stop.cancelled() => return,
         };
         loop {
             tokio::select! {

@@ -242,7 +242,7 @@ impl NativeClient {
     #[napi]
     pub async fn reconnect(&self, server: String) -> Result<()> {
         let conn = self.server(&server)?;
-        conn.reconnect().await.map(|_| ()).map_err(to_napi)
+        conn.reconnect().await.map_err(to_napi)
     }
 
     /// Closes every session; aborts in-flight calls' waits.
