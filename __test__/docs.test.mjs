@@ -20,6 +20,12 @@
 //   <!-- docs-test: preamble=model,mcp -->   declarations the block uses without defining (PREAMBLES below)
 //   <!-- docs-test: config=.vscode/mcp.json --> the file name the config example is read as (picks the dialect)
 //   <!-- docs-test: skip REASON -->           not checked; the reason is required and is printed
+//   <!-- docs-test: file=mcp-types.ts -->      a ts block written under this name (not a numbered module),
+//                                              so the other blocks can import it (`./mcp-types.js`)
+//   <!-- docs-test: typegen=input -->          a json block: a tool catalog, as listToolDefinitions() returns it
+//   <!-- docs-test: typegen=output -->         a ts block: exactly what generateToolTypes writes for the
+//                                              nearest typegen=input block above it in the same page
+// Directives combine, space-separated: `<!-- docs-test: typegen=output file=mcp-types.ts -->`.
 //
 // Paths: every repository path the docs name in backticks (`src/…`, `lib/…`, `__test__/…`, …) exists, and
 // docs/architecture.md names every file of src/ and lib/ (or a folder holding it), so a new or moved file
@@ -36,7 +42,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MCPClient, readMCPConfigFile } from '../index.mjs';
+import { MCPClient, generateToolTypes, readMCPConfigFile } from '../index.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -44,7 +50,7 @@ const { parseArgs, parseJsonArgs } = require('../lib/cli/args.cjs');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 // Pages being written on other branches. The lead removes each entry when its page lands.
-const PENDING_PAGES = ['docs/typed-tools.md', 'docs/v2.md'];
+const PENDING_PAGES = ['docs/v2.md'];
 
 // What a `preamble=` name puts above a TypeScript block.
 const PREAMBLES = {
@@ -52,6 +58,13 @@ const PREAMBLES = {
   model: ['declare const model: `${string}/${string}`;'],
   mcp: ["import { MCPClient } from '@mastra/mcp';", 'declare const mcp: MCPClient;'],
   mastra: ["import { Mastra } from '@mastra/core/mastra';"],
+  // What `listTools()` of a `new MCPClient<MCPServers>` resolves to, MCPServers from the page's
+  // `file=mcp-types.ts` block (docs/typed-tools.md).
+  typedTools: [
+    "import type { MCPTypedTools } from '@mastra/mcp';",
+    "import type { MCPServers } from './mcp-types.js';",
+    'declare const tools: MCPTypedTools<MCPServers>;',
+  ],
 };
 
 const TS_LANGS = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs']);
@@ -87,7 +100,7 @@ function extractBlocks(text) {
   return blocks;
 }
 
-/** `preamble=a,b` / `config=FILE` / `skip REASON` → an object; throws on anything else. */
+/** `preamble=a,b` / `config=FILE` / `file=NAME` / `typegen=input|output` / `skip REASON` → an object; throws on anything else. */
 function parseDirective(d) {
   if (d === undefined) return {};
   const skip = /^skip(?:\s+(.*))?$/.exec(d);
@@ -102,7 +115,11 @@ function parseDirective(d) {
       out.preamble = value.split(',');
       for (const p of out.preamble) if (!PREAMBLES[p]) throw new Error(`unknown preamble "${p}" (known: ${Object.keys(PREAMBLES).join(', ')})`);
     } else if (key === 'config' && value) out.config = value;
-    else throw new Error(`unknown directive "${part}" (known: preamble=…, config=…, skip REASON)`);
+    else if (key === 'file' && value) {
+      if (!/^[\w-]+\.ts$/.test(value)) throw new Error(`file=${value}: a plain .ts file name`);
+      out.file = value;
+    } else if (key === 'typegen' && (value === 'input' || value === 'output')) out.typegen = value;
+    else throw new Error(`unknown directive "${part}" (known: preamble=…, config=…, file=NAME.ts, typegen=input|output, skip REASON)`);
   }
   return out;
 }
@@ -377,7 +394,7 @@ function typeCheck(modules) {
   const byFile = new Map();
   let last;
   for (const line of r.stdout.split('\n')) {
-    const m = /^(.*?\.mts)\((\d+),(\d+)\): (.*)$/.exec(line);
+    const m = /^(.*?\.m?ts)\((\d+),(\d+)\): (.*)$/.exec(line);
     if (!m) {
       // tsc's explanation of the diagnostic above, indented.
       if (last && line.trim()) last.message += `\n    ${line.trim()}`;
@@ -410,6 +427,9 @@ test('docs: every code block has a language the checker knows and a valid direct
       if (!TS_LANGS.has(b.lang) && !SH_LANGS.has(b.lang) && !['json', 'jsonc', 'text'].includes(b.lang)) throw new Error(`language "${b.lang}" is not checked`);
       if (d.preamble && !TS_LANGS.has(b.lang)) throw new Error('preamble= applies to ts/js blocks only');
       if (b.lang === 'jsonc' && !d.config) throw new Error('a jsonc block must be an MCP config example: add <!-- docs-test: config=FILE -->');
+      if (d.file && !TS_LANGS.has(b.lang)) throw new Error('file= applies to ts/js blocks only');
+      if (d.typegen === 'input' && b.lang !== 'json') throw new Error('typegen=input applies to json blocks only');
+      if (d.typegen === 'output' && !TS_LANGS.has(b.lang)) throw new Error('typegen=output applies to ts blocks only');
     } catch (e) {
       problems.push(`${where(b)}: ${e.message}`);
     }
@@ -426,7 +446,9 @@ test('docs: every ts/js block type-checks under --strict against index.d.ts (and
     if (d.skip) continue;
     const header = [`// ${where(b)}, extracted by __test__/docs.test.mjs`, ...(d.preamble ?? []).flatMap((p) => PREAMBLES[p])];
     const slug = b.file.replace(/[^A-Za-z0-9]+/g, '-');
-    modules.push({ name: `${slug}-L${b.line}-${i}.mts`, source: `${header.join('\n')}\n${b.code}export {};\n`, offset: header.length, block: b });
+    const name = d.file ?? `${slug}-L${b.line}-${i}.mts`;
+    if (modules.some((m) => m.name === name)) throw new Error(`${where(b)}: file=${name} is also another block's name`);
+    modules.push({ name, source: `${header.join('\n')}\n${b.code}export {};\n`, offset: header.length, block: b });
   }
   // The canary: a block calling a method index.d.ts does not have. tsc must reject it, which also proves
   // the blocks are checked against our typings (an unresolved '@mastra/mcp' would fail every block).
@@ -496,6 +518,34 @@ test('docs: every json/jsonc block parses, and MCP config examples pass our conf
   }
   assert.deepEqual(problems, []);
   assert.ok(configs >= 2, `read the config examples (${configs})`);
+});
+
+test('docs: every sample generated file is exactly what generateToolTypes writes for the catalog above it', async () => {
+  const problems = [];
+  let checked = 0;
+  for (const file of files) {
+    let input;
+    for (const b of all.filter((x) => x.file === file)) {
+      const d = parseDirective(b.directive);
+      if (d.skip) continue;
+      if (d.typegen === 'input') input = b;
+      if (d.typegen !== 'output') continue;
+      if (!input) {
+        problems.push(`${where(b)}: typegen=output without a typegen=input block above it`);
+        continue;
+      }
+      const generated = await generateToolTypes(JSON.parse(input.code));
+      if (generated !== b.code) {
+        const a = generated.split('\n');
+        const c = b.code.split('\n');
+        const k = Math.max(a.length, c.length) === a.length ? a.findIndex((l, n) => l !== c[n]) : c.findIndex((l, n) => l !== a[n]);
+        problems.push(`${where(b)}: differs from generateToolTypes(${where(input)}) from line ${b.line + k}:\n  page:      ${JSON.stringify(c[k])}\n  generated: ${JSON.stringify(a[k])}`);
+      }
+      checked++;
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(checked >= 1, `compared the sample generated files (${checked})`);
 });
 
 test('docs: every relative link resolves to a file and heading', () => {
