@@ -13,7 +13,7 @@
 //   (2.0's where 1.18 cannot speak to the server at all), @mastra/mcp 2.0's client for 'auto' — so banners the
 //   server prints anyway do not count, and what a `server/discover` probe provokes does;
 // - `getServerProtocolVersions()` names the era the row must speak;
-// - the eliciting tool completes (or, where neither anchor can complete it either, fails as they do: see below).
+// - the eliciting tool completes (or, where the anchor for that mode cannot complete it either, fails as it does there: see below).
 //
 // Known limits of the servers themselves (not of the client), asserted as such:
 // - @mastra/mcp 1.18's dual-era MCPServer over Streamable HTTP serves a handshake client through the SDK's stateless
@@ -47,7 +47,7 @@ const workDir = mkdtempSync(join(tmpdir(), 'real-servers-'));
 // ---------------------------------------------------------------------------------------------------------------
 // The servers. `stdio()` → [command, args]; `http` → the name of an HTTP server started in `before`.
 // `era[mode]`: the revision the session must speak. `call`: [tool, args, what the result must contain].
-// `elicit[mode]`: 'completes' | RegExp (the call must fail with that, as both anchors' do) | undefined (no such tool).
+// `elicit[mode]`: 'completes' | RegExp (the call must fail with that, as the anchor's does) | undefined (no such tool).
 
 const ASK = { question: 'What is your name?' };
 const SERVERS = [
@@ -244,14 +244,19 @@ async function session(client, server, transport, mode) {
   let c;
   if (client === 'ours') {
     c = new MCPClient({ id: `real-${process.pid}-${n}`, servers: { s: { ...def, ...(mode === 'auto' ? { protocolVersion: 'auto' } : {}) } } });
-    await c.elicitation.onRequest('s', async (request) => {
-      out.asked.push(request);
-      return { action: 'accept', content: { name: 'Ada' } };
-    });
+  } else if (client === 'mastra-1.18') {
+    c = new Mastra118({ id: `real-anchor-${process.pid}-${n}`, servers: { s: def } });
   } else {
-    const Anchor = client === 'mastra-1.18' ? Mastra118 : Mastra20;
-    c = new Anchor({ id: `real-anchor-${process.pid}-${n}`, servers: { s: def } });
+    // 2.0 answers input requests through the per-server `inputRequests` option (it has no elicitation.onRequest).
+    const inputRequests = async ({ params }) => answer(params);
+    c = new Mastra20({ id: `real-anchor-${process.pid}-${n}`, servers: { s: { ...def, inputRequests } } });
   }
+  // The anchors get the same answers and make the same calls: what the server logs about them is the baseline.
+  const answer = async (request) => {
+    out.asked.push(request);
+    return { action: 'accept', content: { name: 'Ada' } };
+  };
+  if (client !== 'mastra-2.0') await c.elicitation.onRequest('s', answer);
   try {
     const { tools, errors } = await c.listToolsWithErrors();
     out.tools = Object.keys(tools);
@@ -260,7 +265,7 @@ async function session(client, server, transport, mode) {
     if (client === 'ours') out.era = c.getServerProtocolVersions().s;
     const [tool, args] = server.call;
     out.called = JSON.stringify(await tools[`s_${tool}`].execute(args, {}));
-    if (client === 'ours' && tools.s_ask) {
+    if (tools.s_ask) {
       try {
         out.elicited = JSON.stringify(await tools.s_ask.execute(ASK, {}));
       } catch (e) {
@@ -339,7 +344,7 @@ for (const server of SERVERS) {
         const elicit = (transport === 'http' && server.httpElicit) || server.elicit;
         if (elicit) {
           const expected = elicit[mode];
-          test(expected === 'completes' ? 'the eliciting tool completes through the elicitation handler' : 'the eliciting tool fails as it does under both anchors (a limit of the server)', () => {
+          test(expected === 'completes' ? 'the eliciting tool completes through the elicitation handler' : `the eliciting tool fails as it does under ${mode === 'default' ? '@mastra/mcp 1.18' : '@mastra/mcp 2.0'} (a limit of the server)`, () => {
             assert.ok(ours.tools?.includes('s_ask'), `s_ask listed${why()}`);
             if (expected === 'completes') {
               assert.equal(ours.elicitError, undefined, `elicitation failed: ${ours.elicitError?.message}`);
@@ -347,6 +352,7 @@ for (const server of SERVERS) {
               assert.equal(ours.asked.length, 1, 'the handler was asked once');
               assert.equal(ours.asked[0].message, ASK.question);
             } else {
+              assert.ok(anchor.elicitError || /"isError":true/.test(anchor.elicited ?? ''), `${anchorName} fails too: ${anchor.elicited}`);
               assert.ok(ours.elicitError || /"isError":true/.test(ours.elicited ?? ''), `the call failed: ${ours.elicited}`);
               assert.match(ours.elicitError?.message ?? ours.elicited, expected);
               assert.equal(ours.asked.length, 0, 'the handler was not asked');
