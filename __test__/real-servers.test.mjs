@@ -207,8 +207,11 @@ const httpServers = {};
 before(async () => {
   paths = realServers();
   const wanted = [...new Set(SERVERS.map((s) => s.http).filter(Boolean))];
-  const started = await Promise.all(wanted.map(async (name) => [name, await HTTP[name]()]));
-  Object.assign(httpServers, Object.fromEntries(started));
+  const started = await Promise.allSettled(wanted.map(async (name) => [name, await HTTP[name]()]));
+  // Keep the ones that started (so `after` stops them) before failing on the first that did not.
+  Object.assign(httpServers, Object.fromEntries(started.filter((r) => r.status === 'fulfilled').map((r) => r.value)));
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 
 after(async () => {
