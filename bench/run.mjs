@@ -98,6 +98,22 @@ const SCENARIOS = [
     quick: {},
     metrics: [['wall_ms', 'cold process: import, connect, list, call, exit (ms)', 'lower']],
   },
+  {
+    // Real servers (scripts/real-servers.mjs installs them): @mastra/mcp 1.18 and 2.0 side by side, no floor.
+    // Printed as a table of its own.
+    name: 'connect-real',
+    impls: ['anchor', 'anchor2', 'ours'],
+    full: {},
+    quick: {},
+    metrics: [
+      ['time_mcp1_ms', 'mcp-server-time 2026.7.10, Python mcp 1.30 (stdio)', 'lower'],
+      ['time_old_ms', 'mcp-server-time 0.6.2, Python mcp 1.6 (stdio; a probe kills its reader)', 'lower'],
+      ['py2_ms', 'Python SDK 2.3 dual-era fixture (stdio)', 'lower'],
+      ['memory_ms', '@modelcontextprotocol/server-memory 2026.8.31, TS SDK 1.x (stdio)', 'lower'],
+      ['mastra118dual_ms', '@mastra/mcp 1.18 MCPServer, dual-era (stdio)', 'lower'],
+      ['mastra20_ms', '@mastra/mcp 2.0 MCPServer, 2026-07-28 only (stdio)', 'lower'],
+    ],
+  },
 ];
 
 function parseArgs(argv) {
@@ -139,6 +155,13 @@ function prepare(node) {
   const env = { ...process.env, MCP_NATIVE_PROFILE: process.env.MCP_NATIVE_PROFILE ?? 'release' };
   const r = spawnSync(node, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`building the addon failed (exit ${r.status})`);
+}
+
+/** Installs the real servers (connect-real) before the first timed run. */
+function prepareRealServers(node) {
+  console.error('installing the real servers (scripts/real-servers.mjs) …');
+  const r = spawnSync(node, ['scripts/real-servers.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`installing the real servers failed (exit ${r.status})`);
 }
 
 /** One fresh process; resolves to its measurements (plus wall_ms), or to an error. */
@@ -206,14 +229,17 @@ async function main() {
   const loadBefore = os.loadavg();
   const begun = performance.now();
   const selected = SCENARIOS.filter((s) => opts.only.length === 0 || opts.only.includes(s.name));
+  if (selected.some((s) => s.impls)) prepareRealServers(node);
 
   const rows = [];
+  const realRows = [];
   const failures = [];
   for (const sc of selected) {
     const params = opts.quick ? sc.quick : sc.full;
-    const results = { anchor: [], ours: [], floor: [] };
+    const impls = sc.impls ?? IMPLS;
+    const results = Object.fromEntries(impls.map((i) => [i, []]));
     for (let p = 0; p < opts.pairs; p++) {
-      const order = p % 2 === 0 ? IMPLS : [...IMPLS].reverse();
+      const order = p % 2 === 0 ? impls : [...impls].reverse();
       for (const impl of order) {
         const r = await runOnce(node, impl, sc.name, params);
         if (r.error) {
@@ -227,8 +253,9 @@ async function main() {
     }
     console.error(`${sc.name}: done (${opts.pairs} pairs, ${((performance.now() - begun) / 1000).toFixed(0)} s so far)`);
     for (const [key, template, better] of sc.metrics) {
-      const med = Object.fromEntries(IMPLS.map((i) => [i, median(results[i].map((r) => r[key]).filter((v) => v !== undefined))]));
-      rows.push({ label: label(template, params), better, ...med });
+      const med = Object.fromEntries(impls.map((i) => [i, median(results[i].map((r) => r[key]).filter((v) => v !== undefined))]));
+      const runs = Object.fromEntries(impls.map((i) => [i, results[i].filter((r) => r[key] !== undefined).length]));
+      (sc.impls ? realRows : rows).push({ label: label(template, params), better, runs, ...med });
     }
   }
 
@@ -241,13 +268,32 @@ async function main() {
       `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after; ` +
       `${elapsed.toFixed(0)} s`,
   );
-  lines.push('');
-  lines.push('| scenario | better | @mastra/mcp | ours | floor | ours / @mastra/mcp | ours / floor |');
-  lines.push('|---|---|--:|--:|--:|--:|--:|');
-  for (const r of rows) {
-    lines.push(
-      `| ${r.label} | ${r.better} | ${fmt(r.anchor)} | ${fmt(r.ours)} | ${fmt(r.floor)} | ${ratio(r.ours, r.anchor)} | ${ratio(r.ours, r.floor)} |`,
-    );
+  if (rows.length > 0) {
+    lines.push('');
+    lines.push('| scenario | better | @mastra/mcp | ours | floor | ours / @mastra/mcp | ours / floor |');
+    lines.push('|---|---|--:|--:|--:|--:|--:|');
+    for (const r of rows) {
+      lines.push(
+        `| ${r.label} | ${r.better} | ${fmt(r.anchor)} | ${fmt(r.ours)} | ${fmt(r.floor)} | ${ratio(r.ours, r.anchor)} | ${ratio(r.ours, r.floor)} |`,
+      );
+    }
+  }
+  if (realRows.length > 0) {
+    // n/a: the client connected in none of the runs (the runs that did count: "ok/runs" when some failed).
+    const cell = (r, impl) => {
+      const ok = r.runs[impl];
+      return `${fmt(r[impl])}${ok > 0 && ok < opts.pairs ? ` (${ok}/${opts.pairs})` : ''}`;
+    };
+    lines.push('');
+    lines.push('connect + listTools() + first call (ms), a real server per row:');
+    lines.push('');
+    lines.push('| server | @mastra/mcp 1.18 | @mastra/mcp 2.0 | ours | ours / 1.18 | ours / 2.0 |');
+    lines.push('|---|--:|--:|--:|--:|--:|');
+    for (const r of realRows) {
+      lines.push(
+        `| ${r.label} | ${cell(r, 'anchor')} | ${cell(r, 'anchor2')} | ${cell(r, 'ours')} | ${ratio(r.ours, r.anchor)} | ${ratio(r.ours, r.anchor2)} |`,
+      );
+    }
   }
   console.log(lines.join('\n'));
   if (failures.length > 0) {

@@ -1,6 +1,8 @@
 // One measurement in a fresh process: node --expose-gc bench/scenario.mjs <impl> <scenario> [key=value ...]
-//   impl:     anchor (@mastra/mcp) | ours (../index.mjs) | floor (./floor-client.mjs)
+//   impl:     anchor (@mastra/mcp 1.18) | anchor2 (@mastra/mcp 2.0, the @mastra/mcp-v2 alias) | ours (../index.mjs)
+//             | floor (./floor-client.mjs)
 //   scenario: stdio-seq | stdio-seq-2026 | stdio-soak | catalog | fanout | http-json | http-sse | blob | blob-2026 | cold
+//             | connect-real
 // Prints one JSON line of measurements on stdout. run.mjs starts it; it is not meant to be read by hand.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -49,7 +51,8 @@ async function makeClient(servers) {
       },
     };
   }
-  const { MCPClient } = impl === 'anchor' ? await import('@mastra/mcp') : await import('../index.mjs');
+  const { MCPClient } =
+    impl === 'anchor' ? await import('@mastra/mcp') : impl === 'anchor2' ? await import('@mastra/mcp-v2') : await import('../index.mjs');
   const client = new MCPClient({ id, servers });
   return {
     listTools: () => client.listTools(),
@@ -261,6 +264,43 @@ const scenarios = {
     return bigResults(stdioServer(10, { dualEra: true }), bytes, calls);
   },
 
+  // Real servers (scripts/real-servers.mjs), one after another in this process: connect (spawn, handshake or
+  // probe), listTools() and the first call, timed from before listTools() to the call's result. The client module is
+  // loaded (by a first client that is never connected) before the first measurement. A server the client cannot
+  // reach reports no number for it (and says why on stderr) instead of failing the run.
+  async 'connect-real'() {
+    const { realServers } = await import('../scripts/real-servers.mjs');
+    const paths = realServers();
+    const fixtures = new URL('../__test__/fixtures/', import.meta.url).pathname;
+    const node = process.execPath;
+    const servers = {
+      time_mcp1: [{ command: paths.timeServer1, args: ['--local-timezone', 'UTC'] }, 'get_current_time', { timezone: 'UTC' }],
+      time_old: [{ command: paths.timeServerOld, args: ['--local-timezone', 'UTC'] }, 'get_current_time', { timezone: 'UTC' }],
+      py2: [{ command: paths.python2, args: [`${fixtures}python/server.py`, 'stdio'] }, 'echo', { message: 'hi' }],
+      memory: [{ command: node, args: [paths.memoryServer] }, 'read_graph', {}],
+      mastra118dual: [{ command: node, args: [`${fixtures}mastra-server/server.mjs`, 'stdio', '2026-07-28'] }, 'echo', { message: 'hi' }],
+      mastra20: [{ command: node, args: [`${fixtures}mastra-server/server-v2.mjs`, 'stdio'] }, 'echo', { message: 'hi' }],
+    };
+    await makeClient({});
+    const out = {};
+    for (const [key, [def, tool, args]] of Object.entries(servers)) {
+      const c = await makeClient({ s: { ...def, timeout: 10_000 } });
+      const t = performance.now();
+      try {
+        const tools = await c.listTools();
+        if (!tools[`s_${tool}`]) throw new Error(`no s_${tool} (connection failed)`);
+        const result = await tools[`s_${tool}`].execute(args, {});
+        if (result?.isError) throw new Error(`the call failed: ${JSON.stringify(result).slice(0, 200)}`);
+        out[`${key}_ms`] = performance.now() - t;
+      } catch (e) {
+        console.error(`${impl}/${key}: ${e.message}`);
+      } finally {
+        await c.disconnect().catch(() => {});
+      }
+    }
+    return out;
+  },
+
   // A whole short-lived process: import, connect, list, call, disconnect (wall time is taken by run.mjs).
   async cold() {
     const c = await makeClient({ s: stdioServer() });
@@ -299,8 +339,8 @@ async function httpThroughput({ calls = 10000, inflight = 64, warm = 1000 }, sse
 }
 
 const run = scenarios[scenario];
-if (!run || !['anchor', 'ours', 'floor'].includes(impl)) {
-  console.error(`usage: scenario.mjs <anchor|ours|floor> <${Object.keys(scenarios).join('|')}> [key=value ...]`);
+if (!run || !['anchor', 'anchor2', 'ours', 'floor'].includes(impl)) {
+  console.error(`usage: scenario.mjs <anchor|anchor2|ours|floor> <${Object.keys(scenarios).join('|')}> [key=value ...]`);
   process.exit(2);
 }
 const result = await run(params);

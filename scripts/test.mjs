@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { ensureBuilt } from './ensure-built.mjs';
 import { pythonWithMcp } from './python-venv.mjs';
+import { realServers } from './real-servers.mjs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -17,6 +18,8 @@ const run = (cmd, args, env = {}) => {
 // The era suites (node and Rust: tests/stdio_lane.rs) run a server on the official Python MCP
 // SDK: a pinned venv under target/.
 pythonWithMcp();
+// The real-server matrix (__test__/real-servers.test.mjs): pinned third-party servers under target/.
+realServers();
 
 // MCP_NATIVE_NO_CARGO=1 (release workflow, in containers without Rust): test the binary already in place.
 if (process.env.MCP_NATIVE_NO_CARGO !== '1') {
