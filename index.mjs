@@ -71,5 +71,8 @@ export const {
   MCPConfigError,
   parseMCPConfig,
   readMCPConfigFile,
+  MCP_CLIENT_PROTOCOL_VERSION,
+  traceContextFromMeta,
+  traceContextToMeta,
 } = face;
 export default face;

@@ -7,6 +7,7 @@ const content = require('./call-tool-content.cjs');
 const oauth = require('./oauth.cjs');
 const oauthSteps = require('./oauth-steps.cjs');
 const configFile = require('./config-file.cjs');
+const trace = require('./trace-context.cjs');
 
 function createFace(core) {
   const deps = withFallbacks(core);
@@ -26,6 +27,9 @@ function createFace(core) {
     MCPConfigError: configFile.MCPConfigError,
     parseMCPConfig: configFile.parseMCPConfig,
     readMCPConfigFile: configFile.readMCPConfigFile,
+    MCP_CLIENT_PROTOCOL_VERSION: trace.MCP_CLIENT_PROTOCOL_VERSION,
+    traceContextFromMeta: trace.traceContextFromMeta,
+    traceContextToMeta: trace.traceContextToMeta,
   };
 }
 
