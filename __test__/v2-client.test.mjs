@@ -169,11 +169,11 @@ for (const [label, define] of TRANSPORTS) {
       assert.equal(seen.reason?.name, 'AbortError');
     });
 
-    test('the signal aborts when the call times out (the server timeout), failing the call', async () => {
+    test('the signal aborts when the call times out (the server timeout: 3 s), failing the call', async () => {
       let seen;
       const c = client(
         define({
-          timeout: 1500,
+          timeout: 3000,
           inputRequests: ({ signal }) => {
             seen = signal;
             return new Promise(() => {}); // never answers; the timeout ends it
@@ -181,7 +181,7 @@ for (const [label, define] of TRANSPORTS) {
         }),
       );
       const tools = await c.listTools();
-      await assert.rejects(tools.s_bookDelivery.execute({ orderId: 't' }, {}), /timed out after 1500ms/);
+      await assert.rejects(tools.s_bookDelivery.execute({ orderId: 't' }, {}), /timed out after 3000ms/);
       assert.equal(seen.aborted, true);
       assert.equal(seen.reason?.name, 'TimeoutError');
     });

@@ -193,7 +193,8 @@ function createMCPClientClass(deps) {
       timer?.unref?.();
       try {
         const aborted = new Promise((_, reject) => {
-          controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+          // A plain Error: the core reads its message (a DOMException crosses as "JavaScript Error").
+          controller.signal.addEventListener('abort', () => reject(new Error(controller.signal.reason?.message ?? 'The input request was aborted')), { once: true });
         });
         aborted.catch(() => {});
         return await Promise.race([inputRequests({ key, params, signal: controller.signal }), aborted]);
