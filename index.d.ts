@@ -812,9 +812,23 @@ export type BaseServerOptions = {
   /**
    * The lowest level of server logs asked for in a 2026-07-28 session, where logs are a per-request opt-in
    * (`_meta` `io.modelcontextprotocol/logLevel`, sent while `enableServerLogs` is on). As in `@mastra/mcp` 2.0.
-   * @default 'debug' (every level, as handshake-era servers send them)
+   * @default 'info' (as in `@mastra/mcp` 2.0)
    */
   serverLogLevel?: LoggingLevel;
+  /**
+   * `@mastra/mcp` 2.0: the W3C trace context (SEP-414) of the request being made. Called when each request
+   * starts; its `traceparent`, `tracestate` and `baggage` go into the request's `_meta` in either protocol era
+   * (`tools/call`, `resources/read`, `prompts/get`). Explicit `_meta` keys of a tool call win.
+   */
+  traceContext?: () => MCPTraceContext | undefined;
+  /**
+   * `@mastra/mcp` 2.0: answers every request for input this server makes, in either era — each key of a
+   * 2026-07-28 `input_required` result (once), a pushed `elicitation/create` (key: its request id), a task's
+   * input request. Configuring it advertises `elicitation.form` (widen with `capabilities.elicitation`).
+   * `signal` aborts when the call is aborted, times out (the server's `timeout`), or the client disconnects.
+   * A handler registered with `elicitation.onRequest` for the same server takes precedence.
+   */
+  inputRequests?: MCPInputRequestHandler;
   /**
    * Attach a progress token to tool calls so the server can report progress
    * (see `MCPClient#progress`).
@@ -1501,7 +1515,9 @@ export declare class InternalMastraMCPClient extends MastraBase {
    * the whole callback URL, so its `state` and RFC 9207 `iss` are checked (an authorization
    * server that sends `iss` requires that). Then `connect()` again.
    */
-  finishAuth(authorizationCode: string): Promise<void>;
+  finishAuth(authorizationCode: string, issuer?: string): Promise<void>;
+  /** The protocol revision negotiated with the server; `undefined` while not connected (2.0). */
+  get negotiatedProtocolVersion(): string | undefined;
 
   /** Connects (once; concurrent calls share the attempt); resolves `true`. */
   connect(): Promise<boolean>;
@@ -1614,10 +1630,15 @@ export interface OAuthStorage {
 export interface MCPOAuthClientProviderOptions {
   /** Where the authorization server redirects back to (e.g. `http://127.0.0.1:5533/oauth/callback`). */
   redirectUrl: string | URL;
-  /** Metadata for dynamic client registration. */
-  clientMetadata: OAuthClientMetadata;
+  /** Metadata for dynamic client registration (2.0: the description of a configured client; `client_id` optional). */
+  clientMetadata: MCPClientMetadata;
   /** Pre-registered client; skips dynamic registration. */
   clientInformation?: OAuthClientInformation;
+  /**
+   * HTTPS URL of this client's Client ID Metadata Document (SEP-991), used as the `client_id` where the
+   * authorization server supports it (else, unlike 2.0, dynamic registration as in 1.18).
+   */
+  clientMetadataUrl?: string;
   /** Persistence for tokens, client info and PKCE verifier. Defaults to {@link InMemoryOAuthStorage}. */
   storage?: OAuthStorage;
   /** Called with the authorization URL the user must visit. */
@@ -1659,6 +1680,8 @@ export interface OAuthCallbackServerOptions {
 export interface OAuthCallbackResult {
   code: string;
   state: string;
+  /** RFC 9207 issuer of the callback, when the authorization server sent one (pass it to the exchange). */
+  iss?: string;
 }
 
 /** A running one-shot loopback callback server. */
@@ -1731,16 +1754,27 @@ export declare class MCPOAuthClientProvider implements OAuthClientProvider {
   beginAuthorizationSession(): Promise<string>;
   /** Clears the pinned state and restores the configured redirect URL. */
   endAuthorizationSession(): void;
+  /** URL of the Client ID Metadata Document, when configured. */
+  readonly clientMetadataUrl: string | undefined;
   /** Points the provider at the callback URL actually bound (see {@link getCallbackUrlCandidates}). */
-  applyResolvedRedirectUrl(redirectUrl: string | URL, registeredRedirectUris: (string | URL)[]): void;
-  clientInformation(): Promise<OAuthClientInformation | undefined>;
+  applyResolvedRedirectUrl(redirectUrl: string | URL, registeredRedirectUris?: (string | URL)[]): void;
+  /**
+   * The client's identity: synchronous for a pre-registered client (as in 2.0), a Promise for a client
+   * registered dynamically (1.18).
+   */
+  clientInformation(): OAuthClientInformation | undefined | Promise<OAuthClientInformation | undefined>;
   saveClientInformation(clientInformation: OAuthClientInformationFull): Promise<void>;
-  tokens(): Promise<OAuthTokens | undefined>;
-  saveTokens(tokens: OAuthTokens): Promise<void>;
+  /** Stored tokens; with an issuer context (2.0), only those saved for that authorization server. */
+  tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined>;
+  /** Stores tokens, bound to the context's issuer when given (2.0). */
+  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void>;
+  /** Persisted authorization-server discovery state (2.0). */
+  discoveryState(): Promise<OAuthDiscoveryState | undefined>;
+  saveDiscoveryState(state: OAuthDiscoveryState): Promise<void>;
   redirectToAuthorization(authorizationUrl: URL): Promise<void>;
   saveCodeVerifier(codeVerifier: string): Promise<void>;
   codeVerifier(): Promise<string>;
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier'): Promise<void>;
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void>;
   /** Removes everything this provider stored. */
   clear(): Promise<void>;
   /** Whether unexpired tokens are stored. */
@@ -1898,3 +1932,72 @@ export declare function generateProtectedResourceMetadata(config: MCPServerOAuth
 
 /** The token of an `Authorization: Bearer` header. */
 export declare function extractBearerToken(authHeader: string | null | undefined): string | undefined;
+
+// ===========================================================================
+// @mastra/mcp 2.0 names (client side): input requests, trace context, protocol revision
+// ===========================================================================
+
+/** The protocol revision the client speaks natively. */
+export declare const MCP_CLIENT_PROTOCOL_VERSION: '2026-07-28';
+
+/**
+ * 2.0's `protocolVersion` values: `'2026-07-28'` (that revision only) or `'legacy'` (the handshake only);
+ * omitted: probe and fall back. Our `protocolVersion` option also takes `'auto'` and handshake revisions.
+ */
+export type MCPClientProtocolVersion = typeof MCP_CLIENT_PROTOCOL_VERSION | 'legacy';
+
+/** One request for input from a server, as `inputRequests` receives it. */
+export interface MCPInputRequest {
+  /** The embedded request's key (2026-07-28), or the JSON-RPC id of a pushed `elicitation/create`. */
+  key: string;
+  /** Form mode (`requestedSchema`) or url mode (`url`). */
+  params: ElicitRequestParams;
+  /** Aborted when the call is aborted, times out, or the client disconnects. */
+  signal: AbortSignal;
+}
+
+/** Answers one request for input: `{ action: 'accept', content }`, `{ action: 'decline' }` or `{ action: 'cancel' }`. */
+export type MCPInputRequestHandler = (request: MCPInputRequest) => Promise<ElicitResult>;
+
+/** The capabilities 2.0 lets a client advertise (ours: any {@link ClientCapabilities}). */
+export type MCPClientCapabilities = Pick<ClientCapabilities, 'elicitation' | 'extensions'>;
+
+/** {@link MCPOAuthClientProvider}'s client metadata; `client_id` is the Client ID Metadata Document's own. */
+export interface MCPClientMetadata extends OAuthClientMetadata {
+  client_id?: string;
+}
+
+/**
+ * W3C trace fields carried in a request's `_meta` (SEP-414). Passed through untouched; treat inbound
+ * values (especially `baggage`) as untrusted observability data.
+ */
+export interface MCPTraceContext {
+  traceparent: string;
+  tracestate?: string;
+  baggage?: string;
+}
+
+/** The trace fields of a request's `_meta` (string values only); `undefined` without a `traceparent`. */
+export declare function traceContextFromMeta(meta: Record<string, unknown> | undefined): MCPTraceContext | undefined;
+
+/** The `_meta` keys of a trace context. */
+export declare function traceContextToMeta(traceContext: MCPTraceContext): Record<string, string>;
+
+/** A map of embedded input requests, keyed by server-assigned identifiers. */
+export interface InputRequests {
+  [key: string]: { method: string; params?: Record<string, unknown> };
+}
+
+/**
+ * A 2026-07-28 `input_required` result: what a server answers when it needs input before it can finish a
+ * `tools/call`, `prompts/get` or `resources/read`. The client answers (through `inputRequests`) and retries.
+ */
+export interface InputRequiredResult {
+  [key: string]: unknown;
+  resultType: 'input_required';
+  /** Embedded requests the client must fulfil before retrying. */
+  inputRequests?: InputRequests;
+  /** Opaque server state the client echoes back verbatim on retry. */
+  requestState?: string;
+  _meta?: ResultMetaObject;
+}

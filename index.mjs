@@ -72,5 +72,8 @@ export const {
   parseMCPConfig,
   readMCPConfigFile,
   generateToolTypes,
+  MCP_CLIENT_PROTOCOL_VERSION,
+  traceContextFromMeta,
+  traceContextToMeta,
 } = face;
 export default face;

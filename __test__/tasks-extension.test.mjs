@@ -99,6 +99,21 @@ for (const [name, define] of Object.entries(targets)) {
     if (overHttp) assert.ok(seen.names.some((n) => n.method === 'tasks/update' && n.mcpName === n.taskId), JSON.stringify(seen.names));
   });
 
+  test(`tasks extension over ${name}: a task's input request reaches inputRequests (2.0) once, with its key`, async () => {
+    const asked = [];
+    const c = client(define, {
+      inputRequests: async ({ key, params, signal }) => {
+        asked.push({ key, message: params.message, aborted: signal.aborted });
+        return { action: 'accept', content: { name: 'Grace' } };
+      },
+    });
+    const tools = await c.listTools();
+    const run = label('greet');
+    const result = await tools.tk_greet.execute({ label: run }, {});
+    assert.equal(text(result), 'Hello, Grace!');
+    assert.deepEqual(asked, [{ key: 'name', message: 'Who is there?', aborted: false }]);
+  });
+
   test(`tasks extension over ${name}: a failed task rejects with the server's JSON-RPC error, naming server and tool`, async () => {
     const c = client(define);
     const tools = await c.listTools();

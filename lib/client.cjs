@@ -11,6 +11,7 @@ const { createServerProxyClass } = require('./proxy.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
 const { callProvider } = require('./oauth-provider-ops.cjs');
+const { traceMetaOf } = require('./trace-context.cjs');
 
 // Handler kinds whose notifications a 2026-07-28 session must ask `subscriptions/listen` for.
 const LISTS_BY_HANDLER = { toolListChanged: 'tools', promptListChanged: 'prompts', resourceListChanged: 'resources' };
@@ -44,6 +45,16 @@ function settleDirectCall(directCalls, { id, ok, json }) {
   else pending.reject(new Error(json));
 }
 
+/** An `AbortError` DOMException (what `signal.reason` is after a plain abort). */
+function abortReason(message) {
+  return new DOMException(message, 'AbortError');
+}
+
+/** A `TimeoutError` DOMException (what `AbortSignal.timeout()` aborts with). */
+function timeoutReason(message) {
+  return new DOMException(message, 'TimeoutError');
+}
+
 const LOG_LEVEL_METHOD = {
   debug: 'debug',
   info: 'info',
@@ -72,6 +83,7 @@ function createMCPClientClass(deps) {
     #directCalls = new Map(); // tool call id -> { resolve, reject } of a call written by startCall
     #disconnecting;
     #authFlows = new Map(); // server -> { promise, flowId }
+    #inputAborts = new Map(); // input request id -> AbortController of an `inputRequests` call
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -104,10 +116,10 @@ function createMCPClientClass(deps) {
         args.timeout,
         (event) => self.deref()?.#onEvent(event),
         ({ server, data }) => stderr.get(server)?.write(data),
-        ({ server, params }) => {
+        (request) => {
           const client = self.deref();
-          if (!client) throw new Error(`No elicitation handler is registered for server ${server}`);
-          return client.#onElicitation(server, params);
+          if (!client) throw new Error(`No elicitation handler is registered for server ${request.server}`);
+          return client.#onInputRequest(request);
         },
         (request) => fetchBridge.fetch(request),
         (bodyId) => fetchBridge.read(bodyId),
@@ -147,6 +159,8 @@ function createMCPClientClass(deps) {
       switch (kind) {
         case 'diagnostic':
           return this.#log(server, payload.level, payload.message);
+        case 'inputAborted':
+          return this.#inputAborts.get(payload.id)?.abort(abortReason('The input request is no longer wanted (the call was aborted or the client disconnected)'));
         case 'serverLog': {
           const { level, ...details } = payload;
           return this.#log(server, level, '[MCP SERVER LOG]', details, null);
@@ -164,10 +178,36 @@ function createMCPClientClass(deps) {
       }
     }
 
-    async #onElicitation(server, params) {
-      const handler = this.#handler('elicitation', server);
-      if (!handler) throw new Error(`No elicitation handler is registered for server ${server}`);
-      return await handler(params);
+    /**
+     * One request for input from a server (a pushed `elicitation/create`, a key of an
+     * `input_required` result, or a task's input request). The rule: a handler registered with
+     * `elicitation.onRequest` answers it (called with the params, as in 1.18); otherwise the
+     * server definition's `inputRequests` (called with `{ key, params, signal }`, as in 2.0).
+     */
+    async #onInputRequest({ server, key, id, params }) {
+      const registered = this.#handler('elicitation', server);
+      if (registered) return await registered(params);
+      const inputRequests = this.#servers[server]?.inputRequests;
+      if (typeof inputRequests !== 'function') throw new Error(`No elicitation handler is registered for server ${server}`);
+      const controller = new AbortController();
+      this.#inputAborts.set(id, controller);
+      const timeoutMs = this.#servers[server]?.timeout ?? this.defaultTimeout;
+      // The call's timeout bounds the wait for the answer: the signal aborts and the call fails.
+      const timer = Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs < 2 ** 31
+        ? setTimeout(() => controller.abort(timeoutReason(`Input request '${key}' from server ${server} timed out after ${timeoutMs}ms`)), timeoutMs)
+        : undefined;
+      timer?.unref?.();
+      try {
+        const aborted = new Promise((_, reject) => {
+          // A plain Error: the core reads its message (a DOMException crosses as "JavaScript Error").
+          controller.signal.addEventListener('abort', () => reject(new Error(controller.signal.reason?.message ?? 'The input request was aborted')), { once: true });
+        });
+        aborted.catch(() => {});
+        return await Promise.race([inputRequests({ key, params, signal: controller.signal }), aborted]);
+      } finally {
+        clearTimeout(timer);
+        this.#inputAborts.delete(id);
+      }
     }
 
     /** Logs a line for a server: to its `logger`/`log` handler and to the Mastra logger. */
@@ -498,7 +538,9 @@ function createMCPClientClass(deps) {
         templates: async () => (await templatesWithErrors()).resourceTemplates,
         templatesWithErrors,
         read: (serverName, uri) =>
-          this.#run('MCP_CLIENT_READ_RESOURCE_FAILED', { serverName, uri }, () => this.#native.readResource(serverName, uri)),
+          this.#run('MCP_CLIENT_READ_RESOURCE_FAILED', { serverName, uri }, () =>
+            this.#native.readResource(serverName, uri, traceMetaOf(this.#servers[serverName])),
+          ),
         subscribe: (serverName, uri) =>
           this.#run('MCP_CLIENT_SUBSCRIBE_RESOURCE_FAILED', { serverName, uri }, () => this.#native.subscribeResource(serverName, uri)),
         unsubscribe: (serverName, uri) =>
@@ -523,7 +565,7 @@ function createMCPClientClass(deps) {
         listWithErrors,
         get: ({ serverName, name, args, version } = {}) =>
           this.#run('MCP_CLIENT_GET_PROMPT_FAILED', { serverName, name, ...(version ? { version } : {}) }, () =>
-            this.#native.getPrompt(serverName, name, args ?? undefined),
+            this.#native.getPrompt(serverName, name, args ?? undefined, traceMetaOf(this.#servers[serverName])),
           ),
         onListChanged: async (serverName, handler) => {
           await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_PROMPT_FAILED', { serverName });

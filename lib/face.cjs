@@ -7,6 +7,7 @@ const content = require('./call-tool-content.cjs');
 const oauth = require('./oauth.cjs');
 const oauthSteps = require('./oauth-steps.cjs');
 const configFile = require('./config-file.cjs');
+const trace = require('./trace-context.cjs');
 
 /**
  * The typegen generator, loaded on first call only: an MCPClient never loads it (a static string
@@ -35,6 +36,9 @@ function createFace(core) {
     parseMCPConfig: configFile.parseMCPConfig,
     readMCPConfigFile: configFile.readMCPConfigFile,
     generateToolTypes,
+    MCP_CLIENT_PROTOCOL_VERSION: trace.MCP_CLIENT_PROTOCOL_VERSION,
+    traceContextFromMeta: trace.traceContextFromMeta,
+    traceContextToMeta: trace.traceContextToMeta,
   };
 }
 

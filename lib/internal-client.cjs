@@ -2,6 +2,7 @@
 // InternalMastraMCPClient: @mastra/mcp's per-server client. Underneath it is a one-server
 // MCPClient, so it drives the same native Connection (transports, reconnects, tool building);
 // this file only maps the per-server method names and shapes of the original onto it.
+const { traceMetaOf } = require('./trace-context.cjs');
 const { fromNative, nativeCall } = require('./errors.cjs');
 const { instances } = require('./instance-cache.cjs');
 const { toDefinition } = require('./tools.cjs');
@@ -140,8 +141,22 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     /** Exchanges the code of the authorization a connect started; then `connect()` again. */
-    async finishAuth(authorizationCode) {
-      await nativeCall(this.#native.finishAuth(this.name, String(authorizationCode)));
+    async finishAuth(authorizationCode, issuer) {
+      let code = String(authorizationCode);
+      // 2.0's form: the code and the callback's RFC 9207 `iss` apart. The core reads both from a
+      // callback URL (its `state` is the pending flow's when absent).
+      if (issuer !== undefined && !/^[a-z][a-z0-9+.-]*:/i.test(code)) {
+        const callback = new URL('http://127.0.0.1/');
+        callback.searchParams.set('code', code);
+        callback.searchParams.set('iss', String(issuer));
+        code = callback.href;
+      }
+      await nativeCall(this.#native.finishAuth(this.name, code));
+    }
+
+    /** The protocol revision negotiated with the server (`undefined` while not connected), as in 2.0. */
+    get negotiatedProtocolVersion() {
+      return this.#client.getServerProtocolVersions()[this.name];
     }
 
     // ---- roots -----------------------------------------------------------------------------
@@ -177,7 +192,7 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async readResource(uri) {
-      return nativeCall(this.#native.readResource(this.name, uri));
+      return nativeCall(this.#native.readResource(this.name, uri, traceMetaOf(this.#server)));
     }
 
     async subscribeResource(uri) {
@@ -193,7 +208,7 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async getPrompt({ name, args }) {
-      return nativeCall(this.#native.getPrompt(this.name, name, args ?? undefined));
+      return nativeCall(this.#native.getPrompt(this.name, name, args ?? undefined, traceMetaOf(this.#server)));
     }
 
     // ---- handlers (last one registered wins; they survive reconnects) ----------------------

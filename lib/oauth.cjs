@@ -94,11 +94,18 @@ class MCPOAuthClientProvider {
     if (registeredUris) this.#clientMetadata = { ...this.#clientMetadata, redirect_uris: registeredUris.map(String) };
   }
 
-  async clientInformation() {
+  /**
+   * The client's identity. Synchronous for a pre-registered client (`clientInformation`), as in
+   * @mastra/mcp 2.0; a registered client (1.18's dynamic registration) is read from storage,
+   * asynchronously. (With `clientMetadataUrl` the engine uses the URL as `client_id` itself.)
+   */
+  clientInformation() {
     if (this.#preRegistered) return this.#preRegistered;
     if (this.#clientInfo) return this.#clientInfo;
-    this.#clientInfo = parseJson(await this.#storage.get(KEYS.client));
-    return this.#clientInfo;
+    return (async () => {
+      this.#clientInfo = parseJson(await this.#storage.get(KEYS.client));
+      return this.#clientInfo;
+    })();
   }
 
   async saveClientInformation(info) {
@@ -106,12 +113,20 @@ class MCPOAuthClientProvider {
     await this.#storage.set(KEYS.client, JSON.stringify(info));
   }
 
-  async tokens() {
-    return parseJson(await this.#storage.get(KEYS.tokens));
+  /**
+   * Stored tokens. With 2.0's issuer context, tokens saved for another authorization server are
+   * not returned.
+   */
+  async tokens(ctx) {
+    const tokens = parseJson(await this.#storage.get(KEYS.tokens));
+    if (tokens && ctx?.issuer && tokens.issuer && tokens.issuer !== ctx.issuer) return undefined;
+    return tokens;
   }
 
-  async saveTokens(tokens) {
-    await this.#storage.set(KEYS.tokens, JSON.stringify(tokens));
+  /** Stores tokens, bound to the issuer when 2.0's context names one. */
+  async saveTokens(tokens, ctx) {
+    const stored = ctx?.issuer ? { ...tokens, issuer: ctx.issuer } : tokens;
+    await this.#storage.set(KEYS.tokens, JSON.stringify(stored));
   }
 
   async redirectToAuthorization(url) {

@@ -4,6 +4,7 @@
 const { randomBytes } = require('node:crypto');
 const { fromNative } = require('./errors.cjs');
 const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-tool-content.cjs');
+const { traceMetaOf } = require('./trace-context.cjs');
 
 let nextCallId = 1;
 // Progress tokens for calls without a runId: unique per process run, cheap to make per call.
@@ -53,7 +54,9 @@ function buildTool(ctx, entry, session) {
       signal.addEventListener('abort', onAbort, { once: true });
     }
     const progressToken = enableProgressTracking ? context?.runId || nextProgressToken() : undefined;
-    const userMeta = context?._meta;
+    // The trace context of the caller's request (read now, in its async context); explicit `_meta` wins.
+    const traceMeta = traceMetaOf(def);
+    const userMeta = traceMeta ? { ...traceMeta, ...context?._meta } : context?._meta;
     const requestMeta =
       userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
     const requestContext = context?.requestContext ?? null;

@@ -36,6 +36,8 @@ function toWireDefinition(def) {
     preferTasks: def.preferTasks,
     clientVersion: typeof def[CLIENT_VERSION] === 'string' ? def[CLIENT_VERSION] : undefined,
     capabilities: def.capabilities,
+    // An `inputRequests` handler advertises form elicitation (as in @mastra/mcp 2.0).
+    elicitation: typeof def.inputRequests === 'function' || undefined,
     roots: def.roots,
     protocolVersion: def.protocolVersion,
     allowedHosts: def.allowedHosts,

@@ -46,10 +46,16 @@ pub trait EventSink: Send + Sync + 'static {
     fn stderr(&self, server: &str, chunk: Vec<u8>);
 }
 
-/// Answers `elicitation/create` requests. Returns the `ElicitResult` JSON, or a message that
-/// becomes a JSON-RPC error for the server.
+/// Answers a server's requests for input: `elicitation/create` (a server→client request of the
+/// handshake era), a key of a 2026-07-28 `input_required` result, or a task's input request.
+/// `key` identifies the request: the embedded request's key, or the JSON-RPC id of a pushed
+/// `elicitation/create`. Returns the `ElicitResult` JSON, or a message that becomes an error.
+///
+/// Dropping the returned future before it resolves means the request is no longer wanted (the
+/// call was aborted or timed out, the server cancelled it, or the client disconnected): an
+/// implementation tells the user's handler so (the JS face aborts the handler's `signal`).
 pub trait ElicitationResponder: Send + Sync + 'static {
-    fn respond(&self, server: String, params: Value) -> BoxFuture<'static, Result<Value, String>>;
+    fn respond(&self, server: String, key: String, params: Value) -> BoxFuture<'static, Result<Value, String>>;
 }
 
 /// A sink that drops everything (tests, and clients without listeners).

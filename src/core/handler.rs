@@ -25,8 +25,8 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// The server log level asked for in a 2026-07-28 session while server logs are enabled, unless
-/// the server definition's `serverLogLevel` says otherwise.
-pub const SERVER_LOG_LEVEL: &str = "debug";
+/// the server definition's `serverLogLevel` says otherwise (`'info'`, as in `@mastra/mcp` 2.0).
+pub const SERVER_LOG_LEVEL: &str = "info";
 
 /// State shared between a `Connection` and every rmcp handler it creates.
 pub struct HandlerShared {
@@ -91,8 +91,7 @@ impl HandlerShared {
 
     /// The lowest server log level a 2026-07-28 request asks for (`_meta`
     /// `io.modelcontextprotocol/logLevel`), when server logs are wanted: `serverLogLevel`, by
-    /// default every level, as a handshake-era server sends them (the client never sends
-    /// `logging/setLevel`).
+    /// default `info` (as `@mastra/mcp` 2.0 asks; the client never sends `logging/setLevel`).
     pub fn server_log_level(&self) -> Option<&str> {
         self.enable_server_logs.then_some(self.server_log_level.as_str())
     }
@@ -226,15 +225,20 @@ impl ClientHandler for Handler {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let Some(responder) = self.shared.responder.clone() else {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None));
         };
-        let answer = responder
-            .respond(self.shared.server.clone(), to_json(&request))
-            .await
-            .map_err(|msg| ErrorData::new(ErrorCode::INTERNAL_ERROR, msg, None))?;
+        // The server's request id is the key (as `@mastra/mcp` 2.0 hands it to `inputRequests`);
+        // the server's `notifications/cancelled` (or the session's end) drops the user's wait.
+        let answering = responder.respond(self.shared.server.clone(), context.id.to_string(), to_json(&request));
+        let answer = tokio::select! {
+            r = answering => r.map_err(|msg| ErrorData::new(ErrorCode::INTERNAL_ERROR, msg, None))?,
+            _ = context.ct.cancelled() => {
+                return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "The server cancelled the elicitation request", None));
+            }
+        };
         let requested = to_json(&request);
         let answer = with_schema_defaults(answer, requested.get("requestedSchema"));
         serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {

@@ -13,7 +13,7 @@ use crate::core::{ElicitationResponder, EventSink, ServerEvent};
 pub type EventFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 /// `(chunk: { server, data: Buffer }) => void`
 pub type StderrFn = ThreadsafeFunction<StderrChunk, (), StderrChunk, Status, false, true>;
-/// `(request: { server, params }) => Promise<ElicitResult>`
+/// `(request: { server, key, id, params }) => Promise<ElicitResult>`
 pub type ElicitFn = ThreadsafeFunction<Value, Promise<Value>, Value, Status, false, true>;
 
 #[napi_derive::napi(object)]
@@ -23,7 +23,7 @@ pub struct StderrChunk {
 }
 
 pub struct JsEventSink {
-    pub events: EventFn,
+    pub events: std::sync::Arc<EventFn>,
     pub stderr: StderrFn,
 }
 
@@ -41,19 +41,47 @@ impl EventSink for JsEventSink {
 
 pub struct JsElicitation {
     pub callback: std::sync::Arc<ElicitFn>,
+    /// The event callback: an `inputAborted` event `{ id }` aborts the handler's `signal`.
+    pub events: std::sync::Arc<EventFn>,
+    pub next_id: std::sync::atomic::AtomicU32,
+}
+
+/// Tells the face that an input request is no longer wanted when the wait for its answer is
+/// dropped before it settled (the call was aborted, timed out or disconnected).
+struct AbortOnDrop {
+    events: std::sync::Arc<EventFn>,
+    server: String,
+    id: u32,
+    settled: bool,
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if !self.settled {
+            let event = json!({ "server": self.server, "kind": "inputAborted", "payload": { "id": self.id } });
+            self.events.call(event, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
 }
 
 impl ElicitationResponder for JsElicitation {
-    fn respond(&self, server: String, params: Value) -> BoxFuture<'static, Result<Value, String>> {
+    fn respond(&self, server: String, key: String, params: Value) -> BoxFuture<'static, Result<Value, String>> {
         let callback = self.callback.clone();
+        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let guard = AbortOnDrop { events: self.events.clone(), server: server.clone(), id, settled: false };
         Box::pin(async move {
+            let mut guard = guard; // moved in whole: dropping the future drops it
+            let failed = |reason: String| format!("Elicitation handler for server {server} failed: {reason}");
             let promise = callback
-                .call_async_catch(json!({ "server": server, "params": params }))
+                .call_async_catch(json!({ "server": server, "key": key, "id": id, "params": params }))
                 .await
-                .map_err(|e| format!("Elicitation handler for server {server} failed: {}", e.reason))?;
-            promise
-                .await
-                .map_err(|e| format!("Elicitation handler for server {server} failed: {}", e.reason))
+                .map_err(|e| failed(e.reason.clone()));
+            let answer = match promise {
+                Ok(promise) => promise.await.map_err(|e| failed(e.reason.clone())),
+                Err(e) => Err(e),
+            };
+            guard.settled = true;
+            answer
         })
     }
 }

@@ -194,15 +194,16 @@ impl NativeClient {
         timeout_ms: Option<f64>,
         #[napi(ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void")] on_event: EventFn,
         #[napi(ts_arg_type = "(chunk: { server: string; data: Buffer }) => void")] on_stderr: StderrFn,
-        #[napi(ts_arg_type = "(request: { server: string; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
+        #[napi(ts_arg_type = "(request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
         #[napi(ts_arg_type = "(request: FetchRequest) => Promise<FetchResponse>")] on_fetch: FetchFn,
         #[napi(ts_arg_type = "(bodyId: number) => Promise<Buffer | null>")] on_fetch_read: ReadFn,
         #[napi(ts_arg_type = "(bodyId: number) => void")] on_fetch_cancel: CancelFn,
         #[napi(ts_arg_type = "(request: { server: string; op: string; args: unknown }) => Promise<unknown>")] on_auth: AuthFn,
         #[napi(ts_arg_type = "(done: CallDone) => void")] on_call_done: CallDoneFn,
     ) -> Result<Self> {
-        let sink = Arc::new(JsEventSink { events: on_event, stderr: on_stderr });
-        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit) });
+        let events = Arc::new(on_event);
+        let sink = Arc::new(JsEventSink { events: events.clone(), stderr: on_stderr });
+        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events, next_id: Default::default() });
         let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
         let mut ports = HostPorts::reqwest().map_err(to_napi)?;
         ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
@@ -451,10 +452,17 @@ impl NativeClient {
         }
     }
 
+    /// `resources/read`; `meta` is the request's `_meta` (the face's trace context).
     #[napi]
-    pub async fn read_resource(&self, server: String, uri: String) -> Result<Value> {
+    pub async fn read_resource(
+        &self,
+        server: String,
+        uri: String,
+        #[napi(ts_arg_type = "Record<string, string> | undefined")] meta: Option<Value>,
+    ) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.request("resources/read", json!({ "uri": uri }), RequestOptions::default()).await.map_err(to_napi)
+        let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
+        conn.request("resources/read", json!({ "uri": uri }), options).await.map_err(to_napi)
     }
 
     #[napi]
@@ -491,13 +499,15 @@ impl NativeClient {
         server: String,
         name: String,
         #[napi(ts_arg_type = "Record<string, unknown> | undefined")] args: Option<Value>,
+        #[napi(ts_arg_type = "Record<string, string> | undefined")] meta: Option<Value>,
     ) -> Result<Value> {
         let conn = self.server(&server)?;
         let mut params = json!({ "name": name });
         if let Some(args) = args.filter(|a| a.is_object()) {
             params["arguments"] = args;
         }
-        let mut result = conn.request("prompts/get", params, RequestOptions::default()).await.map_err(to_napi)?;
+        let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
+        let mut result = conn.request("prompts/get", params, options).await.map_err(to_napi)?;
         if let Ok(prompts) = conn.list_all("prompts/list", "prompts").await {
             if let Some(p) = prompts.into_iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
                 result["prompt"] = p;

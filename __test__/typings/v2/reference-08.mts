@@ -1,0 +1,14 @@
+// Example 8 of @mastra/mcp 2.0's reference-tools-mcp-client.md, extracted by
+// scripts/extract-v2-examples.py: imports and declarations above the marker, the example below.
+import { Agent } from '@mastra/core/agent'
+import { MCPClient } from '@mastra/mcp'
+declare const mcp: MCPClient
+declare const model: `${string}/${string}`
+// ---- example ----
+const { tools, errors, errorDetails, durations } = await mcp.listToolsWithErrors({
+  perServerTimeoutMs: 3_000,
+})
+
+new Agent({ id: 'agent', name: 'agent', instructions: 'Help.', model: 'openai/gpt-5' /* elision filled */, tools })
+console.log(errors, errorDetails, durations)
+export {}

@@ -1,0 +1,13 @@
+// Example 13 of @mastra/mcp 2.0's reference-tools-mcp-client.md, extracted by
+// scripts/extract-v2-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcp: MCPClient
+declare const cache: { get(key: string): Promise<string>; set(key: string, value: string): Promise<unknown> }
+// ---- example ----
+const definitions = JSON.parse(await cache.get('mcp-tools'))
+
+const tool = await mcp.toolFromDefinition({
+  serverName: 'weather',
+  definition: definitions.weather.getForecast,
+})
+export {}

@@ -1,0 +1,10 @@
+// Example 28 of @mastra/mcp 2.0's reference-tools-mcp-client.md, extracted by
+// scripts/extract-v2-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+const templatesByServer = await mcpClient.resources.templates()
+for (const serverName in templatesByServer) {
+  console.log(`Templates from ${serverName}:`, templatesByServer[serverName])
+}
+export {}

@@ -1,0 +1,8 @@
+// Example 29 of @mastra/mcp 2.0's reference-tools-mcp-client.md, extracted by
+// scripts/extract-v2-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+const { templates, errors, errorDetails } = await mcpClient.resources.templatesWithErrors()
+console.log(templates, errors, errorDetails)
+export {}

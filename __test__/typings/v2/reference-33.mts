@@ -1,0 +1,7 @@
+// Example 33 of @mastra/mcp 2.0's reference-tools-mcp-client.md, extracted by
+// scripts/extract-v2-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+await mcpClient.resources.subscribe('myWeatherServer', 'weather://current')
+export {}

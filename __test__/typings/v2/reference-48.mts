@@ -1,0 +1,13 @@
+// Example 48 of @mastra/mcp 2.0's reference-tools-mcp-client.md, extracted by
+// scripts/extract-v2-examples.py: imports and declarations above the marker, the example below.
+import { MCPClient } from '@mastra/mcp'
+declare const mcpClient: MCPClient
+// ---- example ----
+const { prompt, messages } = await mcpClient.prompts.get({
+  serverName: 'myWeatherServer',
+  name: 'current',
+  args: { location: 'London' },
+})
+console.log(prompt)
+console.log(messages)
+export {}
