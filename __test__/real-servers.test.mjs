@@ -228,7 +228,7 @@ let seq = 0;
 function definition(server, transport, files) {
   if (transport === 'http') return { url: new URL(httpServers[server.http].url) }; // @mastra/mcp 1.18 wants a URL
   const [cmd, args] = server.stdio();
-  return { command: '/bin/sh', args: [launcher, files.starts, files.stderr, cmd, ...args] };
+  return { command: '/bin/bash', args: [launcher, files.starts, files.stderr, cmd, ...args] };
 }
 
 const readOr = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
@@ -311,9 +311,13 @@ for (const server of SERVERS) {
         let ours;
         let anchor;
         let anchorName;
+        // A modern-only server refuses the default's `initialize` (as it refuses @mastra/mcp 1.18's) and may log
+        // the refusal: that much stderr is the price of opening with the handshake, measured under 1.18.
+        let refusal;
         before(async () => {
           anchorName = mode === 'default' && server.handshake ? 'mastra-1.18' : 'mastra-2.0';
           anchor = await session(anchorName, server, transport, mode);
+          if (mode === 'default' && !server.handshake) refusal = await session('mastra-1.18', server, transport, mode);
           ours = await session('ours', server, transport, mode);
         });
         const why = () => (ours.error ? ` (error: ${ours.error.message})` : '');
@@ -334,9 +338,10 @@ for (const server of SERVERS) {
           // Compared by count: what a server echoes of a request it rejects (ids, params) differs from client to client.
           const mine = lines(ours.stderr).length;
           const theirs = lines(anchor.stderr).length;
+          const refused = refusal ? lines(refusal.stderr).length : 0;
           assert.ok(
-            mine <= theirs,
-            `the server wrote ${mine} stderr lines (${ours.stderr.length} bytes) in our session, ${theirs} (${anchor.stderr.length} bytes) under ${anchorName} (which ${outcome(anchor)}):\n${ours.stderr.slice(0, 1200)}`,
+            mine <= Math.max(theirs, refused),
+            `the server wrote ${mine} stderr lines (${ours.stderr.length} bytes) in our session, ${theirs} (${anchor.stderr.length} bytes) under ${anchorName} (which ${outcome(anchor)})${refusal ? `, ${refused} for the refused handshake under mastra-1.18` : ''}:\n${ours.stderr.slice(0, 1200)}`,
           );
         });
 

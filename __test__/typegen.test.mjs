@@ -100,7 +100,7 @@ describe('typegen: contracts from live servers', () => {
     const r = await cli(['typegen', '--config', config, '--out', out]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '', 'no warnings: every schema of these servers has a TypeScript form');
-    assert.match(r.stdout, /^Wrote .*mcp-types\.ts: 36 tools from 3 servers \(everything 2\.0\.0, filesystem 0\.2\.0, python 2\.3\.0-fixture\)\n$/);
+    assert.match(r.stdout, /^Wrote .*mcp-types\.ts: 38 tools from 3 servers \(everything 2\.0\.0, filesystem 0\.2\.0, python 2\.3\.0-fixture\)\n$/);
     const generated = fs.readFileSync(out, 'utf8');
     if (process.env.UPDATE_TYPEGEN_FIXTURES) fs.writeFileSync(CONTRACTS, generated);
     assert.equal(generated, fs.readFileSync(CONTRACTS, 'utf8'), 'regenerated contracts differ from __test__/fixtures/typegen/mcp-types.ts');
@@ -113,7 +113,7 @@ describe('typegen: contracts from live servers', () => {
     assert.deepEqual(report.servers, [
       { name: 'everything', version: '2.0.0', tools: 13 },
       { name: 'filesystem', version: '0.2.0', tools: 14 },
-      { name: 'python', version: '2.3.0-fixture', tools: 9 },
+      { name: 'python', version: '2.3.0-fixture', tools: 11 },
     ]);
     assert.deepEqual(report.warnings, []);
     assert.equal(fs.readFileSync(path.join(tmp, 'mcp-types.ts'), 'utf8'), generated);
@@ -187,7 +187,7 @@ describe('typegen: the CLI around the generator', () => {
     const out = path.join(tmp, 'module-types.ts');
     const r = await cli(['typegen', '--config', mod, '--out', out]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /: 9 tools from 1 server \(python 2\.3\.0-fixture\)/);
+    assert.match(r.stdout, /: 11 tools from 1 server \(python 2\.3\.0-fixture\)/);
 
     const mcp = new MCPClient({ id: 'typegen-module-check', servers: { python: servers.python } });
     try {

@@ -13,7 +13,7 @@ use tokio::io::AsyncReadExt;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
-use super::era::{self, handshake_first::HandshakeFirst, Start};
+use super::era::{self, handshake_first::HandshakeFirst, probe_window::ProbeWindow, Start};
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
@@ -100,35 +100,19 @@ pub async fn open_session(
 async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handler, shared: Arc<HandlerShared>, request_timeout_ms: u64, budget: &Budget) -> Result<Opened> {
     let start = era::start(&shared);
     let mut spawned = stdio::spawn(name, spec)?;
-    // With `'auto'`, a server that cannot read `server/discover` may say so only on stderr.
-    let probe_noise = (start == Start::Probe).then(|| Arc::new(tokio::sync::Notify::new()));
     if let Some(stderr) = spawned.stderr.take() {
-        forward_stderr(shared.clone(), stderr, probe_noise.clone());
+        forward_stderr(shared.clone(), stderr);
     }
     let transport = PipeTransport::over_spawned(spawned, shared.clone());
     let lane = transport.lane();
-    let service = match probe_noise {
-        None if start == Start::HandshakeFirst => {
+    let lifecycle = start.lifecycle();
+    let service = match start {
+        Start::HandshakeFirst => {
             let initialize = rmcp::handler::client::ClientHandler::get_info(&handler);
-            handshake(name, handler, HandshakeFirst::new(transport, initialize), &start, start.lifecycle(), request_timeout_ms, budget).await
+            handshake(name, handler, HandshakeFirst::new(transport, initialize), &start, lifecycle, request_timeout_ms, budget).await
         }
-        None => handshake(name, handler, transport, &start, start.lifecycle(), request_timeout_ms, budget).await,
-        Some(noise) => {
-            let probing = handshake(name, handler, transport, &start, start.lifecycle(), request_timeout_ms, budget);
-            tokio::select! {
-                started = probing => started,
-                () = async { noise.notified().await; tokio::time::sleep(PROBE_NOISE_GRACE).await } => {
-                    // Python servers on `mcp` before 1.9.4: the reader dies on the probe's line and
-                    // the process stays up, silent. Its stdin is lost: start it again, with the handshake.
-                    era::remember(&shared, false);
-                    Err(Failure {
-                        error: McpError::new(ErrorKind::ConnectFailed, name, "the server wrote about server/discover on stderr and did not answer it").in_connect(),
-                        falls_back: true,
-                        auth: None,
-                    })
-                }
-            }
-        }
+        Start::Probe => handshake(name, handler, ProbeWindow::new(transport), &start, lifecycle, request_timeout_ms, budget).await,
+        Start::Handshake | Start::Discover => handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await,
     };
     let service = service.map_err(|f| f.error)?;
     Ok(Opened { service, http_session: None, lane: Some(lane) })
@@ -497,32 +481,14 @@ pub fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// How long a probed server that wrote about `server/discover` on stderr still gets to answer it
-/// (Python servers on `mcp` 1.9.4 to 1.30 log a validation error, then answer with an error).
-const PROBE_NOISE_GRACE: Duration = Duration::from_millis(750);
-
-/// Pumps a child's stderr into the event sink until EOF; `probe_noise` is notified when the
-/// server writes the probe's method name (it could not read the probe).
-fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr, probe_noise: Option<Arc<tokio::sync::Notify>>) {
-    const PROBE: &[u8] = b"server/discover";
+/// Pumps a child's stderr into the event sink until EOF.
+fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr) {
     tokio::spawn(async move {
         let mut buf = vec![0u8; 8192];
-        // The end of the previous chunk, so a name split between two reads is still seen.
-        let mut tail: Vec<u8> = Vec::new();
         loop {
             match stderr.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if let Some(noise) = &probe_noise {
-                        tail.extend_from_slice(&buf[..n]);
-                        if tail.windows(PROBE.len()).any(|w| w == PROBE) {
-                            noise.notify_one();
-                        }
-                        let keep = tail.len().saturating_sub(PROBE.len());
-                        tail.drain(..keep);
-                    }
-                    shared.sink.stderr(&shared.server, buf[..n].to_vec());
-                }
+                Ok(n) => shared.sink.stderr(&shared.server, buf[..n].to_vec()),
             }
         }
     });

@@ -7,9 +7,10 @@
 //! - `'2026-07-28'`: `server/discover` only; `'legacy'` or a handshake revision: the handshake only.
 //!
 //! Either negotiated start is remembered per server: the next connect goes straight to the era
-//! this server answered with.
+//! this server answered with (a server that refused the probe: the handshake first).
 
 pub mod handshake_first;
+pub mod probe_window;
 
 use std::sync::atomic::Ordering;
 
@@ -59,7 +60,10 @@ pub fn start(shared: &HandlerShared) -> Start {
     let negotiated = matches!(pinned, None | Some(AUTO));
     match pinned {
         Some(MODERN_PROTOCOL_VERSION) => Start::Discover,
-        _ if negotiated && shared.legacy_era.load(Ordering::SeqCst) => Start::Handshake,
+        // A server that did not take the probe is opened with the handshake first: a handshake-era
+        // server sees only the handshake, and a modern-only one (say, slow to start the first
+        // time) still refuses it and gets `server/discover`.
+        _ if negotiated && shared.legacy_era.load(Ordering::SeqCst) => Start::HandshakeFirst,
         _ if negotiated && shared.modern_era.load(Ordering::SeqCst) => Start::Discover,
         Some(AUTO) => Start::Probe,
         None => Start::HandshakeFirst,
@@ -115,9 +119,10 @@ pub fn forget(shared: &HandlerShared) {
     shared.modern_era.store(false, Ordering::SeqCst);
 }
 
-/// Whether a failed start under `before` taught us the era, so that one more start is worth it.
+/// Whether a failed start under `before` taught us something about the era, so that one more
+/// start is worth it.
 pub fn learned(before: &Start, shared: &HandlerShared) -> bool {
-    before.negotiates() && !start(shared).negotiates()
+    before.negotiates() && start(shared) != *before
 }
 
 #[cfg(test)]
@@ -146,6 +151,7 @@ mod tests {
         let shared = HandlerShared::from_config(&config, sink, None);
         assert_eq!(start(&shared), Start::Probe);
         remember(&shared, false);
-        assert_eq!(start(&shared), Start::Handshake);
+        assert_eq!(start(&shared), Start::HandshakeFirst, "a server that did not take the probe gets the handshake first");
+        assert!(learned(&Start::Probe, &shared));
     }
 }

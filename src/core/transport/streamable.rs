@@ -187,19 +187,18 @@ impl StreamableHttpClient for McpHttp {
         ))
     }
 
+    /// Not sent: `@mastra/mcp` (1.18 and 2.0) never ends a session with DELETE, and real servers
+    /// answer one with noise on their stderr (the Python SDK logs "Terminating session"; FastMCP
+    /// on `mcp` 1.x can crash its standalone stream writer). Closing the GET stream and dropping
+    /// the connections ends our side; the server expires the session as it does for 1.18.
     async fn delete_session(
         &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        _uri: Arc<str>,
+        _session_id: Arc<str>,
+        _auth_header: Option<String>,
+        _custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<()> {
-        let req = self.request("DELETE", &uri, Some(&session_id), auth_header, custom_headers)?;
-        let response = self.send(req).await?;
-        match response.status {
-            200..=299 | 404 | 405 => Ok(()),
-            _ => Err(status_error(response).await),
-        }
+        Ok(())
     }
 
     async fn get_stream(
