@@ -331,3 +331,21 @@ test('v2: traceContextFromMeta / traceContextToMeta / MCP_CLIENT_PROTOCOL_VERSIO
   assert.equal(traceContextFromMeta, esm.traceContextFromMeta);
   assert.equal(traceContextToMeta, esm.traceContextToMeta);
 });
+
+test('v2: traceContext rides on list requests too (tools, resources), as 2.0 sends it', async () => {
+  const listed = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    const method = body.match(/"method":"([^"]+\/list)"/)?.[1];
+    if (method) listed.push({ method, traceparent: JSON.parse(body).params?._meta?.traceparent });
+    return fetch(url, init);
+  };
+  const c = client({ url: httpServer.url, fetch: fetchSpy, traceContext: () => ({ traceparent: '00-listing-01' }) });
+  await c.listTools();
+  await c.resources.list();
+  for (const method of ['tools/list', 'resources/list']) {
+    const sent = listed.filter((l) => l.method === method);
+    assert.ok(sent.length > 0, `${method} sent: ${JSON.stringify(listed)}`);
+    assert.ok(sent.every((l) => l.traceparent === '00-listing-01'), `${method} carries the trace: ${JSON.stringify(sent)}`);
+  }
+});

@@ -135,6 +135,16 @@ function createMCPClientClass(deps) {
       return this.#handlers.get(`${kind}\u0000${server}`);
     }
 
+    /** Each server's trace `_meta` for requests starting now (`undefined` when no server traces). */
+    #traceMetas() {
+      let metas;
+      for (const [name, def] of Object.entries(this.#servers)) {
+        const meta = traceMetaOf(def);
+        if (meta) (metas ??= {})[name] = meta;
+      }
+      return metas;
+    }
+
     #setHandler(kind, server, handler) {
       this.#handlers.set(`${kind}\u0000${server}`, handler);
       const list = LISTS_BY_HANDLER[kind];
@@ -298,7 +308,7 @@ function createMCPClientClass(deps) {
     async #toolEntries(options) {
       const reused = this.#currentToolEntries();
       if (reused) return reused;
-      const outcomes = JSON.parse(await this.#native.listTools(undefined, options?.perServerTimeoutMs));
+      const outcomes = JSON.parse(await this.#native.listTools(undefined, options?.perServerTimeoutMs, this.#traceMetas()));
       for (const o of outcomes) {
         if (!o.ok) continue;
         const prev = this.#toolCache.get(o.server);
@@ -524,7 +534,7 @@ function createMCPClientClass(deps) {
 
     #listWith(kind, key, errorId) {
       return async (options) => {
-        const outcomes = await this.#native.listAll(kind, options?.perServerTimeoutMs);
+        const outcomes = await this.#native.listAll(kind, options?.perServerTimeoutMs, this.#traceMetas());
         return this.#fold(outcomes, key, errorId, options, (_server, value) => value);
       };
     }
@@ -623,6 +633,7 @@ function createMCPClientClass(deps) {
       return {
         native: this.#native,
         setHandler: (kind, server, handler) => this.#setHandler(kind, server, handler),
+        traceMetas: () => this.#traceMetas(),
         serverFailure: (server, nativeError, errorId) => this.#serverFailure(server, nativeError, errorId),
         mastraError: (id, err, details) => this.#mastraError(id, err, details),
         /** One server's Mastra tools; throws that server's failure. */

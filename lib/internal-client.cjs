@@ -174,7 +174,7 @@ function createInternalClientClass(deps, MCPClient) {
 
     // ---- resources and prompts -------------------------------------------------------------
     async #listOne(kind) {
-      const [outcome] = await this.#native.listAll(kind);
+      const [outcome] = await this.#native.listAll(kind, undefined, this.#internals.traceMetas());
       if (!outcome.ok) throw this.#plainFailure(outcome.error);
       return outcome.value;
     }
@@ -251,7 +251,7 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async toolDefinitions() {
-      const [outcome] = JSON.parse(await this.#native.listTools(this.name));
+      const [outcome] = JSON.parse(await this.#native.listTools(this.name, undefined, this.#internals.traceMetas()));
       if (!outcome.ok) throw this.#internals.serverFailure(this.name, outcome.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
       const definitions = {};
       for (const entry of outcome.value.tools) definitions[entry.tool.name] = toDefinition(this.name, entry, outcome.value);

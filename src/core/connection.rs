@@ -541,9 +541,10 @@ impl Connection {
         self.oauth().and_then(|s| s.state().as_str())
     }
 
-    /// Follows `nextCursor` to the end and concatenates `key` arrays.
-    pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>> {
-        self.list_all_raw(method, key)
+    /// Follows `nextCursor` to the end and concatenates `key` arrays; `meta`: each page request's
+    /// `_meta` (trace context).
+    pub async fn list_all(&self, method: &str, key: &str, meta: Option<&Value>) -> Result<Vec<Value>> {
+        self.list_all_raw(method, key, meta)
             .await?
             .iter()
             .map(|item| {
@@ -555,7 +556,7 @@ impl Connection {
     }
 
     /// `list_all` keeping each item as its JSON text (no tree is built for big catalogs).
-    pub async fn list_all_raw(&self, method: &str, key: &str) -> Result<Vec<String>> {
+    pub async fn list_all_raw(&self, method: &str, key: &str, meta: Option<&Value>) -> Result<Vec<String>> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -563,7 +564,8 @@ impl Connection {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request_raw(method, params, RequestOptions::default()).await?;
+            let options = RequestOptions { meta: meta.cloned(), ..RequestOptions::default() };
+            let page = self.request_raw(method, params, options).await?;
             let next = read_page(&page, key, &mut items).map_err(|why| {
                 McpError::new(ErrorKind::InvalidResponse, self.name(), format!("Server {} answered {method} {why}", self.name()))
             })?;
@@ -579,11 +581,18 @@ impl Connection {
         ))
     }
 
+    /// Whether a change of the server's tool list reaches this session now: a 2026-07-28 session
+    /// hears of one only while its `subscriptions/listen` asks.
+    fn hears_tool_changes(&self, live: &Live) -> bool {
+        live.hears_tool_changes && (!live.modern || self.interest().tools_list_changed)
+    }
+
     /// The server's tools as the JSON text of an array of `describe_tool` entries, from cache
-    /// when nothing invalidated it. Returns the cache epoch too.
-    pub async fn tools(&self) -> Result<(u64, Arc<String>)> {
+    /// when nothing invalidated it. Returns the cache epoch too. `meta`: the `_meta` of the
+    /// `tools/list` requests, if any are sent (trace context).
+    pub async fn tools(&self, meta: Option<&Value>) -> Result<(u64, Arc<String>)> {
         let live = self.ensure_connected().await?;
-        if !live.hears_tool_changes {
+        if !self.hears_tool_changes(&live) {
             // Nothing would tell us of a change: list every time, as the anchor does.
             self.shared.tools_epoch.fetch_add(1, Ordering::SeqCst);
         }
@@ -595,7 +604,7 @@ impl Connection {
                 }
             }
         }
-        let raw = if server_has(&live, "tools") { self.list_all_raw("tools/list", "tools").await? } else { Vec::new() };
+        let raw = if server_has(&live, "tools") { self.list_all_raw("tools/list", "tools", meta).await? } else { Vec::new() };
         let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
         described.push('[');
         for (i, tool) in raw.iter().enumerate() {
@@ -628,7 +637,7 @@ impl Connection {
     /// The epoch of the cached tool list if it is current and the session is live.
     pub fn current_tools_epoch(&self) -> Option<u64> {
         // A 2026-07-28 session hears of changes only while its `subscriptions/listen` asks.
-        self.try_current().filter(|live| live.hears_tool_changes && (!live.modern || self.interest().tools_list_changed))?;
+        self.try_current().filter(|live| self.hears_tool_changes(live))?;
         let epoch = self.shared.tools_epoch.load(Ordering::SeqCst);
         let cache = self.tools_cache.lock().ok()?;
         cache.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)

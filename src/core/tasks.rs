@@ -80,7 +80,7 @@ pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> b
         Some(support) => Some(support),
         // Not listed yet (a tool rebuilt from a cached definition): list only if the server does tasks.
         None => match conn.current().await {
-            Some(live) if server_has(&live, "tasks") => conn.tools().await.ok().and_then(|_| conn.tool_task_support(tool)),
+            Some(live) if server_has(&live, "tasks") => conn.tools(None).await.ok().and_then(|_| conn.tool_task_support(tool)),
             _ => None,
         },
     };

@@ -108,9 +108,10 @@ async fn session_info(conn: &Connection) -> crate::core::error::Result<Value> {
     }))
 }
 
-/// One server's tool listing as JSON text: session info, cache epoch and the described tools.
-async fn tools_of(conn: Arc<Connection>) -> crate::core::error::Result<String> {
-    let (epoch, tools) = conn.tools().await?;
+/// One server's tool listing as JSON text: session info, cache epoch and the described tools;
+/// `meta`: the `_meta` of its `tools/list` requests (trace context).
+async fn tools_of(conn: Arc<Connection>, meta: Option<Value>) -> crate::core::error::Result<String> {
+    let (epoch, tools) = conn.tools(meta.as_ref()).await?;
     let info = session_info(&conn).await?.to_string();
     let mut out = String::with_capacity(info.len() + tools.len() + 32);
     out.push_str(info.strip_suffix('}').unwrap_or("{"));
@@ -268,17 +269,27 @@ impl NativeClient {
 
     /// Tools of one server (`server` given) or of all servers.
     /// JSON text of `Array<{ server, ok, value?, error?, durationMs }>`.
+    /// `metas`: each server's request `_meta` (the face's trace context), by server name.
     #[napi(ts_return_type = "Promise<string>")]
-    pub async fn list_tools(&self, server: Option<String>, per_server_timeout_ms: Option<f64>) -> Result<String> {
+    pub async fn list_tools(
+        &self,
+        server: Option<String>,
+        per_server_timeout_ms: Option<f64>,
+        #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<Value>,
+    ) -> Result<String> {
         let registry = self.registry();
+        let meta_of = move |name: &str| metas.as_ref().and_then(|m| m.get(name)).filter(|m| m.is_object()).cloned();
         let outcomes = match server {
             Some(name) => {
                 let conn = self.server(&name)?;
                 let started = std::time::Instant::now();
-                let result = tools_of(conn).await;
+                let result = tools_of(conn, meta_of(&name)).await;
                 vec![ServerOutcome { server: name, result, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }]
             }
-            None => registry.fan_out(opt_ms(per_server_timeout_ms), tools_of).await,
+            None => registry.fan_out(opt_ms(per_server_timeout_ms), |conn| {
+                let meta = meta_of(conn.name());
+                tools_of(conn, meta)
+            }).await,
         };
         Ok(outcomes_to_text(outcomes))
     }
@@ -302,6 +313,7 @@ impl NativeClient {
         &self,
         #[napi(ts_arg_type = "'resources' | 'resourceTemplates' | 'prompts'")] kind: String,
         per_server_timeout_ms: Option<f64>,
+        #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<Value>,
     ) -> Result<Value> {
         let (method, key, capability) = match kind.as_str() {
             "resources" => ("resources/list", "resources", "resources"),
@@ -311,15 +323,18 @@ impl NativeClient {
         };
         let outcomes = self
             .registry()
-            .fan_out(opt_ms(per_server_timeout_ms), |conn| async move {
+            .fan_out(opt_ms(per_server_timeout_ms), |conn| {
+                let meta = metas.as_ref().and_then(|m| m.get(conn.name())).filter(|m| m.is_object()).cloned();
+                async move {
                 let live = conn.ensure_connected().await?;
                 if !crate::core::connection::server_has(&live, capability) {
                     return Ok(Vec::new());
                 }
-                match conn.list_all(method, key).await {
+                match conn.list_all(method, key, meta.as_ref()).await {
                     // A server that does not implement the method contributes nothing.
                     Err(e) if e.rpc_code == Some(-32601) => Ok(Vec::new()),
                     other => other,
+                }
                 }
             })
             .await;
@@ -506,9 +521,10 @@ impl NativeClient {
         if let Some(args) = args.filter(|a| a.is_object()) {
             params["arguments"] = args;
         }
-        let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
+        let meta = meta.filter(Value::is_object);
+        let options = RequestOptions { meta: meta.clone(), ..RequestOptions::default() };
         let mut result = conn.request("prompts/get", params, options).await.map_err(to_napi)?;
-        if let Ok(prompts) = conn.list_all("prompts/list", "prompts").await {
+        if let Ok(prompts) = conn.list_all("prompts/list", "prompts", meta.as_ref()).await {
             if let Some(p) = prompts.into_iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
                 result["prompt"] = p;
             }
