@@ -1541,10 +1541,13 @@ export declare class InternalMastraMCPClient extends MastraBase {
   listPrompts(): Promise<ListPromptsResult>;
   getPrompt(args: { name: string; args?: Record<string, any> }): Promise<GetPromptResult>;
 
-  setPromptListChangedNotificationHandler(handler: () => void): void;
-  setToolListChangedNotificationHandler(handler: () => void): void;
+  /** Registers the handler; resolves once a live 2026-07-28 session listens for the change (as in 2.0; 1.18 code may ignore the promise). */
+  setPromptListChangedNotificationHandler(handler: () => void): Promise<void>;
+  /** Registers the handler; resolves once a live 2026-07-28 session listens for the change (as in 2.0; 1.18 code may ignore the promise). */
+  setToolListChangedNotificationHandler(handler: () => void): Promise<void>;
   setResourceUpdatedNotificationHandler(handler: (params: any) => void): void;
-  setResourceListChangedNotificationHandler(handler: () => void): void;
+  /** Registers the handler; resolves once a live 2026-07-28 session listens for the change (as in 2.0; 1.18 code may ignore the promise). */
+  setResourceListChangedNotificationHandler(handler: () => void): Promise<void>;
   /** Advertises elicitation on connect; throws once connected without it configured. */
   setElicitationRequestHandler(handler: ElicitationHandler): void;
   setProgressNotificationHandler(handler: ProgressHandler): void;

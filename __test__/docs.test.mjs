@@ -50,7 +50,7 @@ const { parseArgs, parseJsonArgs } = require('../lib/cli/args.cjs');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 // Pages being written on other branches. The lead removes each entry when its page lands.
-const PENDING_PAGES = ['docs/v2.md'];
+const PENDING_PAGES = [];
 
 // What a `preamble=` name puts above a TypeScript block.
 const PREAMBLES = {

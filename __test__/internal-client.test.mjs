@@ -175,7 +175,8 @@ test('InternalMastraMCPClient: clientInfo reports its name and version, in the d
   const { stdioFixtureServer } = await import('./fixtures/helpers.mjs');
   const dir = mkdtempSync(join(tmpdir(), 'internal-version-'));
   const recv = join(dir, 'recv.log');
-  const c = new ours.InternalMastraMCPClient({ name: 'versioned', version: '4.5.6', server: stdioFixtureServer({ FIXTURE_RECV_LOG: recv }) });
+  // 'auto' probes first, so both the probe and the handshake carry the client's info.
+  const c = new ours.InternalMastraMCPClient({ name: 'versioned', version: '4.5.6', server: { ...stdioFixtureServer({ FIXTURE_RECV_LOG: recv }), protocolVersion: 'auto' } });
   try {
     await c.connect();
     const messages = readFileSync(recv, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

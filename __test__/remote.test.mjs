@@ -93,9 +93,9 @@ test('fallback: 404 on POST falls back to SSE; both causes are kept when SSE fai
   assert.match(r.errors.r, /Streamable HTTP: HTTP 404/);
   assert.match(r.errors.r, /SSE: HTTP 404/);
   assert.equal(r.errorDetails.r.httpStatus, 404);
-  // The default era probe (server/discover), the handshake it falls back to, then the SSE stream.
+  // The default opens with the handshake (as @mastra/mcp 1.18), then the SSE stream.
   const steps = reached(a, '/status/404').map((x) => (x.method === 'POST' ? JSON.parse(x.body).method : x.method));
-  assert.deepEqual(steps.slice(0, 3), ['server/discover', 'initialize', 'GET']);
+  assert.deepEqual(steps.slice(0, 2), ['initialize', 'GET']);
 });
 
 test('fallback: 401, 403 and 500 do not fall back and report the status', async () => {
@@ -239,10 +239,10 @@ test('sse: a message that is not JSON-RPC is skipped; the session keeps working'
   assert.equal((await tools.r_echo.execute({ message: 'after garbage' }, {})).content[0].text, 'Echo: after garbage');
 });
 
-test('era probe: a handshake-era server that answers server/discover with HTTP 500 still gets the handshake', async () => {
+test("era probe ('auto'): a handshake-era server that answers server/discover with HTTP 500 still gets the handshake", async () => {
   const f = await startHttpFixture({ preInitStatus: 500 });
   try {
-    const c = client({ url: f.mcpUrl });
+    const c = client({ url: f.mcpUrl, protocolVersion: 'auto' });
     const tools = await c.listTools();
     assert.deepEqual((await tools.r_echo.execute({ message: 'after 500' }, {})).content, [{ type: 'text', text: 'Echo: after 500' }]);
     assert.deepEqual(c.getServerProtocolVersions(), { r: '2025-11-25' });

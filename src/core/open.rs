@@ -111,7 +111,11 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
             let initialize = rmcp::handler::client::ClientHandler::get_info(&handler);
             handshake(name, handler, HandshakeFirst::new(transport, initialize), &start, lifecycle, request_timeout_ms, budget).await
         }
-        Start::Probe => handshake(name, handler, ProbeWindow::new(transport), &start, lifecycle, request_timeout_ms, budget).await,
+        Start::Probe => {
+            let writer = transport.writer();
+            let window = ProbeWindow::new(transport, Box::new(move || writer.unread()));
+            handshake(name, handler, window, &start, lifecycle, request_timeout_ms, budget).await
+        }
         Start::Handshake | Start::Discover => handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await,
     };
     let service = service.map_err(|f| f.error)?;

@@ -85,6 +85,29 @@ impl PipeWriter {
         Ok(())
     }
 
+    /// Bytes written that the server has not read yet: still queued here, or in the pipe. `None`
+    /// where that cannot be known (no descriptor, or a platform without `FIONREAD` on a pipe's
+    /// write end).
+    pub fn unread(&self) -> Option<usize> {
+        let outbox = self.outbox.lock().ok()?;
+        #[cfg(unix)]
+        {
+            let fd = outbox.fd?;
+            let mut in_pipe: libc::c_int = 0;
+            // SAFETY: FIONREAD writes one c_int through the pointer; `fd` is our open pipe end
+            // (cleared before the pipe is dropped, under this lock).
+            if unsafe { libc::ioctl(fd, libc::FIONREAD as _, &mut in_pipe) } != 0 || in_pipe < 0 {
+                return None;
+            }
+            Some(outbox.queued.len() + in_pipe as usize)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = outbox;
+            None
+        }
+    }
+
     /// Refuses further writes, flushes what is queued, then closes the pipe (the reader sees
     /// EOF). Resolves once the pipe is closed.
     pub async fn close(&self) {
