@@ -61,7 +61,9 @@ async function makeClient(servers) {
 }
 
 function stdioServer(tools = 10, { dualEra = false } = {}) {
-  return { command: FIXTURE_BIN, args: ['stdio', '--tools', String(tools), ...(dualEra ? ['--dual-era'] : [])] };
+  const def = { command: FIXTURE_BIN, args: ['stdio', '--tools', String(tools), ...(dualEra ? ['--dual-era'] : [])] };
+  // Ours opens with the handshake by default (as 1.18): the 2026-07-28 path is measured pinned.
+  return dualEra && impl === 'ours' ? { ...def, protocolVersion: '2026-07-28' } : def;
 }
 
 /** Starts the fixture over HTTP; it exits when we close its stdin. */
@@ -189,8 +191,8 @@ const scenarios = {
     return sequentialEchoes(stdioServer(), calls, warm);
   },
 
-  // The same against a server that also speaks 2026-07-28: the client's default (ours negotiates that
-  // revision; @mastra/mcp 1.18 and the floor keep the handshake).
+  // The same against a server that also speaks 2026-07-28: ours pinned to that revision; @mastra/mcp 1.18
+  // and the floor keep the handshake.
   async 'stdio-seq-2026'({ calls = 5000, warm = 1000 }) {
     return sequentialEchoes(stdioServer(10, { dualEra: true }), calls, warm);
   },
@@ -259,7 +261,7 @@ const scenarios = {
     return bigResults(stdioServer(), bytes, calls);
   },
 
-  // The same from a server that also speaks 2026-07-28 (ours negotiates it and strips the result envelope).
+  // The same from a server that also speaks 2026-07-28 (ours pinned to it, stripping the result envelope).
   async 'blob-2026'({ bytes = 5_000_000, calls = 5 }) {
     return bigResults(stdioServer(10, { dualEra: true }), bytes, calls);
   },
