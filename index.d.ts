@@ -21,7 +21,7 @@
  *  11. @mastra/mcp 2.0 names (protocol revision, input requests, trace context)
  *  12. CLI / typegen (`generateToolTypes`)
  *  13. MCP protocol building blocks (content blocks, `_meta`, icons, ...)
- * A type may be used before the group that declares it (declarations are hoisted).
+ * A type may be used above the group that declares it (order does not matter in a declaration file).
  *
  * Design notes
  * ------------
@@ -51,7 +51,7 @@
  * Behaviour worth knowing when reading 2.0's own typings next to these:
  * - `protocolVersion` omitted means the `initialize` handshake first, as 1.18
  *   (a modern-only server that refuses it gets `server/discover` next);
- *   `'auto'` is 2.0's default, probing with `server/discover` first.
+ *   `'auto'` selects 2.0's default, probing with `server/discover` first.
  * - `disconnect()` sends no HTTP DELETE for a Streamable HTTP session (neither
  *   1.18 nor 2.0 does).
  *
