@@ -201,3 +201,52 @@ for (const [entry, m] of Object.entries({ cjs, esm })) {
     assert.ok(actionMethodsChecked >= 25, `the action objects were checked (${actionMethodsChecked} methods)`);
   });
 }
+
+// An IDE hover is most users' documentation: every exported declaration of index.d.ts, and every
+// public member of its classes, carries a JSDoc comment whose first line says what it is (text,
+// not a bare `@tag`).
+/** Names in `sf` (top-level exports, and `Class#member`s) without such a comment. */
+function undocumented(sf) {
+  const summary = (node) => {
+    const docs = ts.getJSDocCommentsAndTags(node).filter((d) => d.kind === ts.SyntaxKind.JSDoc);
+    const text = ts.getTextOfJSDocComment(docs.at(-1)?.comment) ?? '';
+    return text.split('\n')[0].trim();
+  };
+  const missing = [];
+  for (const st of sf.statements) {
+    if (!hasModifier(st, ts.SyntaxKind.ExportKeyword)) continue;
+    const name = st.name?.text ?? st.declarationList?.declarations.map((d) => d.name.getText(sf)).join(',');
+    if (!summary(st)) missing.push(name);
+    if (!ts.isClassDeclaration(st)) continue;
+    for (const m of st.members) {
+      if (hasModifier(m, ts.SyntaxKind.PrivateKeyword) || m.name?.kind === ts.SyntaxKind.PrivateIdentifier) continue;
+      if (!summary(m)) missing.push(`${name}#${m.name?.getText(sf) ?? 'constructor'}`);
+    }
+  }
+  return missing;
+}
+
+test('index.d.ts: every export and every public class member has a one-line doc comment', () => {
+  assert.deepEqual(undocumented(file), []);
+  // The check itself catches a missing comment, a tag-only comment and an undocumented member.
+  const canary = ts.createSourceFile(
+    'canary.d.ts',
+    [
+      'export type A = 1;',
+      '/** @internal */',
+      'export type B = 2;',
+      '/** Documented. */',
+      'export declare class C {',
+      '  /** Documented. */',
+      '  constructor();',
+      '  m(): void;',
+      '  get g(): number;',
+      '}',
+      '/** Documented. */',
+      'export declare const D: 1;',
+    ].join('\n'),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  assert.deepEqual(undocumented(canary), ['A', 'B', 'C#m', 'C#g']);
+});
