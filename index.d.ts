@@ -1999,6 +1999,11 @@ export declare class MCPClientServerProxy extends MCPServerBase {
     client: MCPClient,
     serverName?: string,
   );
+  /** Wraps the `InternalMastraMCPClient` the getter resolves to, as `@mastra/mcp` builds a proxy; called on first use. */
+  constructor(
+    config: { name: string; version?: string; id?: string; description?: string },
+    clientGetter: () => Promise<InternalMastraMCPClient>,
+  );
   /** Returns `{}`: a proxy has no local tools to convert. */
   convertTools(
     _tools: ToolsInput,

@@ -240,6 +240,11 @@ async function lifecycle() {
   const mastra = new Mastra({ mcpServers: { ...(await mcp.toMCPServerProxies()) } });
   const mastra2 = new Mastra({ mcpServers: proxies });
   void mastra; void mastra2;
+  // As @mastra/mcp builds a proxy: over an InternalMastraMCPClient getter.
+  const { InternalMastraMCPClient } = await import('../../index.js');
+  const internal = new InternalMastraMCPClient({ name: 'color-mixer', server: { command: 'node' } });
+  const viaGetter: MCPServerBase = new MCPClientServerProxy({ name: 'color-mixer' }, async () => internal);
+  void viaGetter;
   await mcp.disconnect();
 }
 
