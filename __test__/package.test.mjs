@@ -72,6 +72,8 @@ test('package: the tarballs hold no Rust sources or build outputs beyond the bin
   const mainFiles = packed.main.files;
   assert.deepEqual(mainFiles.filter((f) => forbidden.test(f)), []);
   assert.ok(mainFiles.includes('lib/native.cjs') && mainFiles.includes('index.mjs') && mainFiles.includes('index.d.ts'));
+  // The README's links point into docs/: the pages travel with it.
+  assert.ok(mainFiles.includes('docs/README.md') && mainFiles.includes('docs/eras-and-tasks.md'), 'the docs pages are packed');
   assert.deepEqual(packed.platforms[key].files.sort(), [`mastra-mcp-native.${key}.node`, 'package.json']);
   const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
   const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
