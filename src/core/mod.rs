@@ -23,6 +23,9 @@ pub mod tasks;
 pub mod tool_cache;
 pub mod transport;
 
+#[cfg(test)]
+mod layering;
+
 pub use config::{ServerConfig, ServerSpec};
 pub use connection::Connection;
 pub use error::{ErrorKind, McpError};

@@ -70,7 +70,7 @@ impl McpHttp {
         method: &str,
         uri: &str,
         session_id: Option<&str>,
-        auth: Option<String>,
+        bearer: Option<String>,
         custom: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<HttpRequest> {
         let url = url::Url::parse(uri)
@@ -81,7 +81,7 @@ impl McpHttp {
                 req.set_header(k.as_str(), v);
             }
         }
-        if let Some(token) = auth {
+        if let Some(token) = bearer {
             req.set_header("authorization", format!("Bearer {token}"));
         }
         if let Some(id) = session_id {
