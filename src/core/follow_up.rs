@@ -6,7 +6,31 @@
 //! parse: it may send a final answer down the async path (which then returns it unchanged),
 //! never the reverse.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::connection::Connection;
 use super::transport::lane::{LaneError, LaneOutcome};
+
+/// First answers of lane `tools/call`s that need the async path to finish (see `hand_over`),
+/// by the call's context id (a connection slot).
+#[derive(Default)]
+struct HandedOver(Mutex<HashMap<u32, LaneOutcome>>);
+
+/// Hands the first answer of a `tools/call` written on the lane (e.g. an `input_required`
+/// result) to the async path: the next `tools/call` request made with `context` takes it as
+/// its answer instead of being sent (`input::request`), so the call is followed up exactly as a
+/// call sent by that path, and never sent twice.
+pub fn hand_over(conn: &Connection, context: u32, first: LaneOutcome) {
+    if let Ok(mut handed) = conn.slots().get::<HandedOver>().0.lock() {
+        handed.insert(context, first);
+    }
+}
+
+/// The handed-over first answer for `context`, once.
+pub fn take_handed_over(conn: &Connection, context: u32) -> Option<LaneOutcome> {
+    conn.slots().peek::<HandedOver>()?.0.lock().ok().and_then(|mut h| h.remove(&context))
+}
 
 /// The JSON-RPC code of a task tool's refusal of a plain call (and of unknown methods).
 const METHOD_NOT_FOUND: i64 = -32601;

@@ -24,6 +24,27 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The stateless revision (no handshake: `server/discover`, per-request `_meta`).
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
+/// The 2025-11-25 task status notification (wakes task pollers: `HandlerShared::task_updates`).
+pub const TASK_STATUS_NOTIFICATION: &str = "notifications/tasks/status";
+
+/// The Tasks extension's identifier, declared in capabilities by both sides (2026-07-28).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether `capabilities` (either side's) declare the Tasks extension.
+pub fn declares_tasks_extension(capabilities: &Value) -> bool {
+    capabilities.get("extensions").and_then(|e| e.get(TASKS_EXTENSION)).is_some_and(Value::is_object)
+}
+
+/// Adds the Tasks extension to client `capabilities`.
+pub fn declare_tasks_extension(capabilities: &mut Value) {
+    if let Some(caps) = capabilities.as_object_mut() {
+        let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+        if let Some(extensions) = extensions.as_object_mut() {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+    }
+}
+
 /// The server log level asked for in a 2026-07-28 session while server logs are enabled, unless
 /// the server definition's `serverLogLevel` says otherwise (`'info'`, as in `@mastra/mcp` 2.0).
 pub const SERVER_LOG_LEVEL: &str = "info";
@@ -137,7 +158,7 @@ impl HandlerShared {
             ServerNotification::TaskStatusNotification(_) => {
                 self.task_updates.send_modify(|n| *n = n.wrapping_add(1));
             }
-            ServerNotification::CustomNotification(n) if n.method == super::tasks::STATUS_NOTIFICATION => {
+            ServerNotification::CustomNotification(n) if n.method == TASK_STATUS_NOTIFICATION => {
                 self.task_updates.send_modify(|n| *n = n.wrapping_add(1));
             }
             _ => {}

@@ -6,7 +6,11 @@
 
 use serde_json::{json, Map, Value};
 
+use super::connection::{cancel_reason, lane_error, Connection, RequestOptions};
+use super::error::{ErrorKind, McpError, Result};
+use super::follow_up::take_handed_over;
 use super::handler::{with_schema_defaults, HandlerShared};
+use super::results::strip_envelope;
 
 /// Bound on the rounds of one request.
 pub const MAX_ROUNDS: usize = 16;
@@ -43,8 +47,48 @@ impl InputRequired {
     }
 }
 
+/// Sends a request, answering the server's input requests (2026-07-28 `input_required`
+/// results) and sending it again with the answers, as often as the server asks (bounded).
+pub async fn request(conn: &Connection, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
+    let mut params = params;
+    for _ in 0..MAX_ROUNDS {
+        let raw = request_once(conn, method, params.clone(), options.clone()).await?;
+        let result: Value = serde_json::from_str(&raw).map_err(|e| {
+            McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("{method} failed on server {}: invalid result ({e})", conn.name()))
+        })?;
+        let Some(input) = InputRequired::parse(&result) else {
+            let mut result = result;
+            strip_envelope(&mut result);
+            return Ok(result);
+        };
+        let cancel = options.cancel.clone().unwrap_or_default();
+        // The user's answer may take long: an abort (or disconnect) ends the wait.
+        let responses = tokio::select! {
+            r = answer(conn.shared(), &input) => r.map_err(|message| McpError::new(ErrorKind::InvalidState, conn.name(), message))?,
+            _ = cancel.cancelled() => return Err(McpError::new(ErrorKind::Aborted, conn.name(), cancel_reason(&options))),
+        };
+        params = input.retry_params(params, responses);
+    }
+    Err(McpError::new(
+        ErrorKind::InvalidResponse,
+        conn.name(),
+        format!("Server {} asked for input more than {} times ({method})", conn.name(), MAX_ROUNDS),
+    ))
+}
+
+/// One round: the connection's request path, unless the lane handed this call's first answer
+/// over (`follow_up::hand_over`), which is then its answer (never sent twice). Only a plain call
+/// takes it: a 2025-11-25 task call is another request than the one answered.
+async fn request_once(conn: &Connection, method: &str, params: Value, options: RequestOptions) -> Result<String> {
+    let plain_call = method == "tools/call" && params.get("task").is_none();
+    if let Some(first) = options.context.filter(|_| plain_call).and_then(|c| take_handed_over(conn, c)) {
+        return first.map_err(|e| lane_error(conn.name(), method, e));
+    }
+    conn.request_raw(method, params, options).await
+}
+
 /// Answers every embedded request, or says (for the user) why one cannot be answered.
-pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> Result<Map<String, Value>, String> {
+pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> std::result::Result<Map<String, Value>, String> {
     let server = &shared.server;
     let mut responses = Map::new();
     for (key, request) in &input.requests {

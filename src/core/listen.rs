@@ -12,9 +12,89 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::SubscriptionFilter;
 use rmcp::service::RoleClient;
 use rmcp::Peer;
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::connection::{Connection, Layer, Live, RequestOptions};
+use super::error::{ErrorKind, McpError, Result};
 use super::handler::HandlerShared;
+use super::input;
+
+/// The list changes and resources this server's notifications are wanted for (kept across
+/// reconnects): what a 2026-07-28 session's `subscriptions/listen` asks for (a connection slot).
+#[derive(Default)]
+struct Wanted(Mutex<Interest>);
+
+/// The layer's hooks: a new session listens for what is wanted, a renewed one listens again,
+/// a closing one stops.
+pub struct Hook;
+
+impl Layer for Hook {
+    fn opened(&self, conn: &Connection, live: &Arc<Live>) {
+        listen(conn, live, &interest(conn));
+    }
+
+    fn renewed(&self, conn: &Connection, live: &Arc<Live>) {
+        if let Some(listener) = live.slots.peek::<Listener>() {
+            listener.stop();
+        }
+        listen(conn, live, &interest(conn));
+    }
+
+    fn closing(&self, live: &Live) {
+        if let Some(listener) = live.slots.peek::<Listener>() {
+            listener.stop();
+        }
+    }
+}
+
+/// Makes the session's `subscriptions/listen` ask for `interest` (2026-07-28 sessions only).
+fn listen(conn: &Connection, live: &Live, interest: &Interest) {
+    if live.is_modern() {
+        live.slots.get::<Listener>().apply(live.peer(), conn.shared(), interest);
+    }
+}
+
+/// What this server's notifications are wanted for.
+pub fn interest(conn: &Connection) -> Interest {
+    conn.slots().peek::<Wanted>().and_then(|w| w.0.lock().ok().map(|i| i.clone())).unwrap_or_default()
+}
+
+/// A handler for a list's changes was registered: a 2026-07-28 session listens for them
+/// from now on (and so does every later session of this server).
+pub fn want_list_changes(conn: &Connection, kind: ListKind) {
+    let changed = conn.slots().get::<Wanted>().0.lock().is_ok_and(|mut i| i.want(kind));
+    if let (true, Some(live)) = (changed, conn.try_current()) {
+        listen(conn, &live, &interest(conn));
+    }
+}
+
+/// `resources/subscribe`; in a 2026-07-28 session, the resource joins the session's
+/// `subscriptions/listen` instead (which is reopened).
+pub async fn subscribe_resource(conn: &Connection, uri: &str) -> Result<Value> {
+    resource_subscription(conn, uri, true).await
+}
+
+/// `resources/unsubscribe`, or leaving the 2026-07-28 `subscriptions/listen`.
+pub async fn unsubscribe_resource(conn: &Connection, uri: &str) -> Result<Value> {
+    resource_subscription(conn, uri, false).await
+}
+
+async fn resource_subscription(conn: &Connection, uri: &str, subscribe: bool) -> Result<Value> {
+    let live = conn.ensure_connected().await?;
+    if !live.is_modern() {
+        let method = if subscribe { "resources/subscribe" } else { "resources/unsubscribe" };
+        return input::request(conn, method, json!({ "uri": uri }), RequestOptions::default()).await;
+    }
+    let interest = {
+        let wanted = conn.slots().get::<Wanted>();
+        let mut interest = wanted.0.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, conn.name(), "subscriptions lock poisoned"))?;
+        interest.subscribe(uri, subscribe);
+        interest.clone()
+    };
+    listen(conn, &live, &interest);
+    Ok(json!({}))
+}
 
 /// What a server's notifications are wanted for; kept by the connection across sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -8,17 +8,23 @@ pub mod connection;
 pub mod env;
 pub mod error;
 pub mod events;
+pub mod features;
 pub mod follow_up;
 pub mod handler;
-mod input;
+pub mod input;
 pub mod listen;
+pub mod lists;
 pub mod mcp_json;
 pub mod net;
 mod open;
 pub mod registry;
 pub mod results;
 pub mod tasks;
+pub mod tool_cache;
 pub mod transport;
+
+#[cfg(test)]
+mod layering;
 
 pub use config::{ServerConfig, ServerSpec};
 pub use connection::Connection;

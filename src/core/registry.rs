@@ -14,6 +14,7 @@ use super::net::reqwest_backend::ReqwestBackend;
 use super::net::{HostPolicy, NetClient, SharedBackend};
 use super::open::Remote;
 use super::connection::Connection;
+use super::features;
 use super::error::{ErrorKind, McpError, Result};
 use super::events::{ElicitationResponder, EventSink};
 
@@ -96,7 +97,7 @@ impl Registry {
             order.push(name.clone());
             map.insert(
                 name.clone(),
-                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), remote)),
+                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), remote).with_layers(features::layers())),
             );
         }
         Ok(Registry { order, servers: map })

@@ -17,11 +17,11 @@ use tokio_util::sync::CancellationToken;
 use super::connection::{server_has, Connection, Live, RequestOptions};
 use super::error::{ErrorKind, McpError, Result};
 use super::events::EventKind;
+use super::input;
+use super::tool_cache::{self, TaskSupport};
 
 pub mod extension;
 
-/// The 2025-11-25 task status notification.
-pub const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 /// Poll interval when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(1000);
 /// Bounds on a server-suggested poll interval.
@@ -29,25 +29,6 @@ const MIN_POLL: Duration = Duration::from_millis(50);
 const MAX_POLL: Duration = Duration::from_secs(30);
 /// Bound on the best-effort `tasks/cancel` after an abort or timeout.
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// A tool's `execution.taskSupport`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskSupport {
-    Forbidden,
-    Optional,
-    Required,
-}
-
-impl TaskSupport {
-    /// Reads `execution.taskSupport` of a `tools/list` entry (absent means forbidden).
-    pub fn of(tool: &Value) -> Self {
-        match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
-            Some("required") => TaskSupport::Required,
-            Some("optional") => TaskSupport::Optional,
-            _ => TaskSupport::Forbidden,
-        }
-    }
-}
 
 /// What a task handle or `tasks/get` says about a task.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,11 +57,11 @@ impl TaskView {
 
 /// Whether a call of `tool` on this server runs as a task. `caller_asks` opts an `optional` tool in.
 pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
-    let support = match conn.tool_task_support(tool) {
+    let support = match tool_cache::tool_task_support(conn, tool) {
         Some(support) => Some(support),
         // Not listed yet (a tool rebuilt from a cached definition): list only if the server does tasks.
         None => match conn.current().await {
-            Some(live) if server_has(&live, "tasks") => conn.tools(None).await.ok().and_then(|_| conn.tool_task_support(tool)),
+            Some(live) if server_has(&live, "tasks") => tool_cache::tools(conn, None).await.ok().and_then(|_| tool_cache::tool_task_support(conn, tool)),
             _ => None,
         },
     };
@@ -102,7 +83,7 @@ pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: R
     if runs_as_task(conn, &tool, caller_asks_task).await {
         return TaskCall::new(conn, &tool, options).run(params).await;
     }
-    match conn.request("tools/call", Value::Object(params.clone()), options.clone()).await {
+    match input::request(conn, "tools/call", Value::Object(params.clone()), options.clone()).await {
         // A tool that requires a task refuses a plain call with -32601 and does not run it
         // (2025-11-25 tasks); rmcp's typed tool list (HTTP) does not tell us beforehand.
         Err(e) if e.rpc_code == Some(-32601) && mentions_task(&e.message) => {}
@@ -110,7 +91,7 @@ pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: R
         other => return other,
     }
     tracing::debug!(server = %conn.name(), tool = %tool, "tool requires a task; calling it as one");
-    conn.mark_task_tool(&tool);
+    tool_cache::mark_task_tool(conn, &tool);
     TaskCall::new(conn, &tool, options).run(params).await
 }
 
@@ -188,7 +169,7 @@ impl<'a> TaskCall<'a> {
     async fn run(mut self, mut params: Map<String, Value>) -> Result<Value> {
         let server = self.conn.name().to_string();
         params.insert("task".into(), json!({}));
-        let created = self.conn.request("tools/call", Value::Object(params), self.sub_options(true)).await.map_err(|e| self.budget_error(e))?;
+        let created = input::request(self.conn, "tools/call", Value::Object(params), self.sub_options(true)).await.map_err(|e| self.budget_error(e))?;
         let Some(mut task) = TaskView::parse(&created) else {
             // The server ran the call without a task (allowed for `optional` tools).
             return Ok(created);
@@ -225,7 +206,7 @@ impl<'a> TaskCall<'a> {
                     format!("The session with MCP server {server} ended while task {} of tool {} was running", task.id, self.tool),
                 ));
             }
-            let got = match self.conn.request("tasks/get", json!({ "taskId": task.id }), self.sub_options(false)).await {
+            let got = match input::request(self.conn, "tasks/get", json!({ "taskId": task.id }), self.sub_options(false)).await {
                 Ok(v) => v,
                 Err(e) => return Err(self.abandon_on(&task.id, e).await),
             };
@@ -235,7 +216,7 @@ impl<'a> TaskCall<'a> {
             poll = next.poll.unwrap_or(poll);
             task = TaskView { id: task.id, ..next };
         }
-        match self.conn.request("tasks/result", json!({ "taskId": task.id }), self.sub_options(false)).await {
+        match input::request(self.conn, "tasks/result", json!({ "taskId": task.id }), self.sub_options(false)).await {
             Ok(result) => Ok(result),
             Err(e) => Err(self.abandon_on(&task.id, e).await),
         }
@@ -305,7 +286,7 @@ impl<'a> TaskCall<'a> {
             context: self.options.context,
             ..RequestOptions::default()
         };
-        if let Err(err) = self.conn.request("tasks/cancel", json!({ "taskId": task_id }), options).await {
+        if let Err(err) = input::request(self.conn, "tasks/cancel", json!({ "taskId": task_id }), options).await {
             tracing::debug!(server = %self.conn.name(), task = %task_id, "tasks/cancel failed: {err}");
         }
         e

@@ -18,7 +18,8 @@ use crate::core::transport::lane::{Lane, LaneOutcome};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use crate::core::registry::{HostPorts, ServerOutcome};
 use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result, shape_call_result_text, tool_call_params};
-use crate::core::tasks::TaskSupport;
+use crate::core::tool_cache::{self, TaskSupport};
+use crate::core::{follow_up, input, listen, lists};
 use crate::core::{Connection, McpError, Registry};
 
 fn to_napi(e: McpError) -> Error {
@@ -111,7 +112,7 @@ async fn session_info(conn: &Connection) -> crate::core::error::Result<Value> {
 /// One server's tool listing as JSON text: session info, cache epoch and the described tools;
 /// `meta`: the `_meta` of its `tools/list` requests (trace context).
 async fn tools_of(conn: Arc<Connection>, meta: Option<Value>) -> crate::core::error::Result<String> {
-    let (epoch, tools) = conn.tools(meta.as_ref()).await?;
+    let (epoch, tools) = tool_cache::tools(&conn, meta.as_ref()).await?;
     let info = session_info(&conn).await?.to_string();
     let mut out = String::with_capacity(info.len() + tools.len() + 32);
     out.push_str(info.strip_suffix('}').unwrap_or("{"));
@@ -176,7 +177,7 @@ async fn follow_up(
     };
     let result = crate::core::tasks::call_tool(&conn, params, options, false).await;
     // Not taken if the async path ended before sending (e.g. the tool list could not be read).
-    let _ = conn.take_handed_over(call_id);
+    let _ = follow_up::take_handed_over(&conn, call_id);
     if let Ok(mut p) = pending.lock() {
         p.remove(&call_id);
     }
@@ -301,7 +302,7 @@ impl NativeClient {
         let registry = self.registry();
         let mut out = Map::new();
         for name in registry.names() {
-            let epoch = registry.get(name).ok().and_then(|c| c.current_tools_epoch());
+            let epoch = registry.get(name).ok().and_then(|c| tool_cache::current_tools_epoch(&c));
             out.insert(name.clone(), epoch.map_or(Value::Null, |e| json!(e)));
         }
         Value::Object(out)
@@ -330,7 +331,7 @@ impl NativeClient {
                 if !crate::core::connection::server_has(&live, capability) {
                     return Ok(Vec::new());
                 }
-                match conn.list_all(method, key, meta.as_ref()).await {
+                match lists::list_all(&conn, method, key, meta.as_ref()).await {
                     // A server that does not implement the method contributes nothing.
                     Err(e) if e.rpc_code == Some(-32601) => Ok(Vec::new()),
                     other => other,
@@ -391,8 +392,8 @@ impl NativeClient {
         let conn = self.server(&server)?;
         let Some(lane) = conn.ready_lane() else { return Ok(false) };
         // A task tool takes the async path, which follows the task to its result.
-        if conn.has_task_tools() {
-            match conn.tool_task_support(&name) {
+        if tool_cache::has_task_tools(&conn) {
+            match tool_cache::tool_task_support(&conn, &name) {
                 Some(TaskSupport::Required) => return Ok(false),
                 Some(TaskSupport::Optional) if conn.prefers_tasks() => return Ok(false),
                 _ => {}
@@ -422,7 +423,7 @@ impl NativeClient {
                 if !direct.lock().is_ok_and(|mut d| d.remove(&call_id).is_some()) {
                     token.cancel();
                 }
-                follow_conn.hand_over(call_id, outcome);
+                follow_up::hand_over(&follow_conn, call_id, outcome);
                 napi::bindgen_prelude::spawn(follow_up(follow_conn, answered, call_id, token, reason, pending, done_fn));
                 return;
             }
@@ -477,19 +478,19 @@ impl NativeClient {
     ) -> Result<Value> {
         let conn = self.server(&server)?;
         let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
-        conn.request("resources/read", json!({ "uri": uri }), options).await.map_err(to_napi)
+        input::request(&conn, "resources/read", json!({ "uri": uri }), options).await.map_err(to_napi)
     }
 
     #[napi]
     pub async fn subscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.subscribe_resource(&uri).await.map_err(to_napi)
+        listen::subscribe_resource(&conn, &uri).await.map_err(to_napi)
     }
 
     #[napi]
     pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         let conn = self.server(&server)?;
-        conn.unsubscribe_resource(&uri).await.map_err(to_napi)
+        listen::unsubscribe_resource(&conn, &uri).await.map_err(to_napi)
     }
 
     /// A list-changed handler was registered for `server`: its 2026-07-28 sessions listen for
@@ -503,7 +504,7 @@ impl NativeClient {
             "resources" => ListKind::Resources,
             other => return Err(Error::from_reason(format!("unknown list kind {other}"))),
         };
-        self.server(&server)?.want_list_changes(kind);
+        listen::want_list_changes(&*self.server(&server)?, kind);
         Ok(())
     }
 
@@ -523,8 +524,8 @@ impl NativeClient {
         }
         let meta = meta.filter(Value::is_object);
         let options = RequestOptions { meta: meta.clone(), ..RequestOptions::default() };
-        let mut result = conn.request("prompts/get", params, options).await.map_err(to_napi)?;
-        if let Ok(prompts) = conn.list_all("prompts/list", "prompts", meta.as_ref()).await {
+        let mut result = input::request(&conn, "prompts/get", params, options).await.map_err(to_napi)?;
+        if let Ok(prompts) = lists::list_all(&conn, "prompts/list", "prompts", meta.as_ref()).await {
             if let Some(p) = prompts.into_iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
                 result["prompt"] = p;
             }

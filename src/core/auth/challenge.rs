@@ -20,6 +20,13 @@ pub fn challenge_param(challenge: &str, key: &str) -> Option<String> {
     None
 }
 
+/// Whether a 403's challenge asks for more scope (`insufficient_scope`), and the scope it names:
+/// how the Streamable HTTP transport tells a scope refusal from another 403 (it is given this,
+/// see `transport::streamable::ScopeRefusal`).
+pub fn scope_refusal(challenge: &str) -> Option<Option<String>> {
+    challenge.contains("insufficient_scope").then(|| challenge_param(challenge, "scope"))
+}
+
 /// Whether the header is a `Bearer` challenge with parameters (`Bearer` alone carries none).
 fn is_bearer_with_params(header: &str) -> bool {
     let mut parts = header.split(' ');
@@ -107,6 +114,14 @@ mod tests {
         let p = challenge_params(c);
         assert_eq!(p.resource_metadata_url.map(String::from).as_deref(), Some("http://h/x"));
         assert_eq!(p.scope.as_deref(), Some("mcp:read mcp:write"));
+    }
+
+    #[test]
+    fn a_scope_refusal_is_told_from_another_403() {
+        let c = r#"Bearer error="insufficient_scope", scope="mcp:write""#;
+        assert_eq!(scope_refusal(c), Some(Some("mcp:write".to_string())));
+        assert_eq!(scope_refusal(r#"Bearer error="insufficient_scope""#), Some(None));
+        assert_eq!(scope_refusal(r#"Bearer error="invalid_token""#), None);
     }
 
     #[test]

@@ -13,13 +13,15 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::{same_session, TaskCall, TaskView};
-use crate::core::connection::{Connection, Live, RequestOptions};
+use futures::future::{BoxFuture, FutureExt};
+
+use crate::core::connection::{Connection, Layer, Live, RequestOptions};
 use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::handler::HandlerShared;
 use crate::core::input::{self, InputRequired};
 
-/// The extension's identifier, declared in capabilities by both sides.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// The extension's identifier, and how capabilities declare it (shared with the lane's envelope).
+pub use crate::core::handler::{declare_tasks_extension as declare_in, declares_tasks_extension as declared_in, TASKS_EXTENSION as EXTENSION};
 /// The request `_meta` key of the client's per-request capabilities (2026-07-28).
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// JSON-RPC error: a client capability the request needs was not declared.
@@ -28,21 +30,6 @@ const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// Whether the server declared the Tasks extension (in its `server/discover` capabilities).
 pub fn server_declares(live: &Live) -> bool {
     declared_in(&live.server_capabilities())
-}
-
-/// Whether `capabilities` (either side's) declare the Tasks extension.
-pub fn declared_in(capabilities: &Value) -> bool {
-    capabilities.get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
-}
-
-/// Adds the extension to client `capabilities`.
-pub fn declare_in(capabilities: &mut Value) {
-    if let Some(caps) = capabilities.as_object_mut() {
-        let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
-        if let Some(extensions) = extensions.as_object_mut() {
-            extensions.insert(EXTENSION.into(), json!({}));
-        }
-    }
 }
 
 /// A request `_meta` that declares the extension: the client's capabilities plus the extension,
@@ -113,14 +100,14 @@ pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<S
     if declared {
         first.meta = Some(declaring_meta(conn.shared(), options.meta.as_ref()));
     }
-    let result = match conn.request("tools/call", Value::Object(params.clone()), first).await {
+    let result = match input::request(conn, "tools/call", Value::Object(params.clone()), first).await {
         // Refused (and so not run) for want of the extension the server did not announce:
         // the same call once more, declaring it.
         Err(e) if !declared && requires_extension(&e) => {
             tracing::debug!(server = %conn.name(), tool = %tool, "tool requires the tasks extension; calling it again declaring it");
             let mut again = options.clone();
             again.meta = Some(declaring_meta(conn.shared(), options.meta.as_ref()));
-            conn.request("tools/call", Value::Object(params), again).await?
+            input::request(conn, "tools/call", Value::Object(params), again).await?
         }
         other => other?,
     };
@@ -185,7 +172,7 @@ impl TaskCall<'_> {
                     format!("The session with MCP server {server} ended while task {id} of tool {} was running", self.tool),
                 ));
             }
-            let got = match self.conn.request("tasks/get", json!({ "taskId": id }), self.sub_options(false)).await {
+            let got = match input::request(self.conn, "tasks/get", json!({ "taskId": id }), self.sub_options(false)).await {
                 Ok(v) => v,
                 Err(e) => return Err(self.abandon_on(&id, e).await),
             };
@@ -215,7 +202,7 @@ impl TaskCall<'_> {
         // A key is answered once, even if the update fails or later polls still list it.
         answered.extend(keys);
         let params = json!({ "taskId": id, "inputResponses": responses });
-        match self.conn.request("tasks/update", params, self.sub_options(false)).await {
+        match input::request(self.conn, "tasks/update", params, self.sub_options(false)).await {
             Ok(_) => Ok(()),
             Err(e) => Err(self.abandon_on(id, e).await),
         }
@@ -258,6 +245,15 @@ impl Drop for Running {
     }
 }
 
+/// The layer's hook: tasks being followed end with the session, and the server hears it first.
+pub struct Hook;
+
+impl Layer for Hook {
+    fn disconnecting<'a>(&'a self, conn: &'a Connection) -> BoxFuture<'a, ()> {
+        cancel_running(conn).boxed()
+    }
+}
+
 /// Sends `tasks/cancel` for every task of this server being followed (before a disconnect
 /// closes the session); bounded, best effort.
 pub async fn cancel_running(conn: &Connection) {
@@ -275,7 +271,7 @@ pub async fn cancel_running(conn: &Connection) {
             ..RequestOptions::default()
         };
         async move {
-            if let Err(e) = conn.request("tasks/cancel", json!({ "taskId": id }), options).await {
+            if let Err(e) = input::request(conn, "tasks/cancel", json!({ "taskId": id }), options).await {
                 tracing::debug!(server = %conn.name(), task = %id, "tasks/cancel on disconnect failed: {e}");
             }
         }

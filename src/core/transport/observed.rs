@@ -8,8 +8,12 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage};
 
-use crate::core::connection::WantsProgress;
 use crate::core::handler::HandlerShared;
+
+/// Marks a request whose progress the user asked for; rmcp's own progress token is stripped from
+/// every other request (see `Observed::send`).
+#[derive(Clone, Copy)]
+pub struct WantsProgress;
 
 pub struct Observed<T> {
     inner: T,

@@ -2,7 +2,6 @@
 //! close) driven by our own HTTP client, so every request goes through the host policy and the
 //! chosen backend, and failures keep their real HTTP status.
 
-use crate::core::auth::challenge::challenge_param;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -28,12 +27,19 @@ const SESSION_HEADER: &str = "mcp-session-id";
 #[derive(Debug, Clone, Copy)]
 pub struct FetchContext(pub u32);
 
+/// Reads the `WWW-Authenticate` header of a 403: `Some(the scope it names)` when it asks for
+/// more scope. The transport does not know the authorization vocabulary: the auth layer gives
+/// this (`auth::challenge::scope_refusal`), and the header is handed up as it came.
+pub type ScopeRefusal = fn(&str) -> Option<Option<String>>;
+
 /// Our `StreamableHttpClient`: one per session.
 #[derive(Clone)]
 pub struct McpHttp {
     pub net: NetClient,
     /// The session id the server assigned (for `sessionIds`).
     pub session: Arc<Mutex<Option<String>>>,
+    /// Tells a 403 that asks for more scope from any other 403.
+    pub scope_refusal: ScopeRefusal,
 }
 
 /// rmcp's Streamable HTTP transport over `client` (our `McpHttp`, possibly wrapped in rmcp's
@@ -64,7 +70,7 @@ impl McpHttp {
         method: &str,
         uri: &str,
         session_id: Option<&str>,
-        auth: Option<String>,
+        bearer: Option<String>,
         custom: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<HttpRequest> {
         let url = url::Url::parse(uri)
@@ -75,7 +81,7 @@ impl McpHttp {
                 req.set_header(k.as_str(), v);
             }
         }
-        if let Some(token) = auth {
+        if let Some(token) = bearer {
             req.set_header("authorization", format!("Bearer {token}"));
         }
         if let Some(id) = session_id {
@@ -96,7 +102,7 @@ impl McpHttp {
 }
 
 /// Maps an unusable status to an error, reading a short body preview for the message.
-async fn status_error(response: HttpResponse) -> StreamableHttpError<NetError> {
+async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal) -> StreamableHttpError<NetError> {
     let status = response.status;
     if status == 401 {
         if let Some(challenge) = response.header("www-authenticate") {
@@ -104,8 +110,7 @@ async fn status_error(response: HttpResponse) -> StreamableHttpError<NetError> {
         }
     }
     if status == 403 {
-        if let Some(challenge) = response.header("www-authenticate").filter(|c| c.contains("insufficient_scope")) {
-            let scope = challenge_param(challenge, "scope");
+        if let Some((challenge, scope)) = response.header("www-authenticate").and_then(|c| Some((c, scope_refusal(c)?))) {
             return StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge.to_string(), scope));
         }
     }
@@ -160,7 +165,7 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::Client(NetError::Status { status, body }));
         }
         if !(200..300).contains(&status) {
-            return Err(status_error(response).await);
+            return Err(status_error(response, self.scope_refusal).await);
         }
         let content_type = response.header("content-type").map(str::to_string);
         let session = response.header(SESSION_HEADER).map(str::to_string);
@@ -219,7 +224,7 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
         if !(200..300).contains(&response.status) {
-            return Err(status_error(response).await);
+            return Err(status_error(response, self.scope_refusal).await);
         }
         if !is_media(response.header("content-type"), "text/event-stream") {
             return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));

@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::service::{ClientInitializeError, RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
+
+mod failure;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
@@ -17,12 +18,15 @@ use super::era::{self, handshake_first::HandshakeFirst, probe_window::ProbeWindo
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
-use super::net::{NetClient, NetError};
+use super::net::NetClient;
 use super::transport::observed::Observed;
 use super::transport::streamable::McpHttp;
 use super::transport::lane::Lane;
 use super::transport::pipe::PipeTransport;
 use super::transport::{sse, stdio, streamable};
+
+use failure::{both_failed, classify, hung_up, net_failure, refuses_handshake, timed_out, Failure};
+pub use failure::{error_and_causes, net_error};
 
 pub type Service = RunningService<RoleClient, Handler>;
 
@@ -41,9 +45,33 @@ pub struct Opened {
     pub http_session: Option<Arc<Mutex<Option<String>>>>,
     /// The request lane of a pipe (stdio) session.
     pub lane: Option<Arc<Lane>>,
+    /// A 2026-07-28 session (no handshake).
+    pub modern: bool,
 }
 
+/// Whether the next session of this server starts stateless (2026-07-28 pinned or learned, no
+/// handshake): there is nothing to open before the next request needs it.
+pub fn starts_stateless(shared: &HandlerShared) -> bool {
+    era::start(shared) == Start::Discover
+}
+
+/// Opens a session of the server (see `open_any`) and remembers its era: the next connect to
+/// this server starts the way this one ended.
 pub async fn open_session(
+    config: ServerConfig,
+    shared: Arc<HandlerShared>,
+    request_timeout_ms: u64,
+    remote: Option<Remote>,
+) -> Result<Opened> {
+    let mut opened = open_any(config, shared.clone(), request_timeout_ms, remote).await?;
+    let version = opened.service.peer().peer_info().map(|i| i.protocol_version.to_string());
+    opened.modern = version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
+    era::remember(&shared, opened.modern);
+    Ok(opened)
+}
+
+/// Starts the transport and the session: stdio, or Streamable HTTP with the SSE fallback.
+async fn open_any(
     config: ServerConfig,
     shared: Arc<HandlerShared>,
     request_timeout_ms: u64,
@@ -119,7 +147,7 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
         Start::Handshake | Start::Discover => handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await,
     };
     let service = service.map_err(|f| f.error)?;
-    Ok(Opened { service, http_session: None, lane: Some(lane) })
+    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false })
 }
 
 /// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
@@ -170,7 +198,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     }
     let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
-        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None }),
+        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None, modern: false }),
         // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
         Err(first) if first.falls_back && !pinned_modern => {
             handler.shared.diagnostic(
@@ -204,7 +232,7 @@ async fn open_streamable(
     session: &Arc<Mutex<Option<String>>>,
     budget: &Budget,
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
-    let http = McpHttp { net: net.clone(), session: session.clone() };
+    let http = McpHttp { net: net.clone(), session: session.clone(), scope_refusal: super::auth::challenge::scope_refusal };
     let shared = handler.shared.clone();
     let start = era::start(&shared);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
@@ -251,42 +279,9 @@ async fn open_sse(
             .map_err(|e| classify(name, &e))
     };
     match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None }),
+        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false }),
         Ok(Err(f)) => Err(f),
         Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
-    }
-}
-
-fn both_failed(name: &str, streamable: McpError, sse: McpError) -> McpError {
-    let mut e = McpError::new(
-        ErrorKind::ConnectFailed,
-        name,
-        format!(
-            "Could not connect to server with any available HTTP transport. Streamable HTTP: {}. SSE: {}",
-            streamable.message, sse.message
-        ),
-    );
-    e.http_status = streamable.http_status.or(sse.http_status);
-    if let ErrorKind::Policy(_) = sse.kind {
-        return sse;
-    }
-    e.during_connect = true;
-    e
-}
-
-/// A failed handshake and whether another transport is worth trying.
-pub struct Failure {
-    pub error: McpError,
-    pub falls_back: bool,
-    /// The server answered 401: `Some(challenge)` (the `WWW-Authenticate` value, if any).
-    pub auth: Option<Option<String>>,
-}
-
-fn net_failure(name: &str, e: &NetError) -> Failure {
-    Failure {
-        error: net_error(name, e),
-        falls_back: net_falls_back(e),
-        auth: (e.status() == Some(401)).then_some(None),
     }
 }
 
@@ -340,149 +335,6 @@ where
         // No answer at all: as with a refused connection, another transport may still work.
         Err(_) => Err(Failure { error: timed_out(name, reported_ms, "initialize"), falls_back: true, auth: None }),
     }
-}
-
-/// Whether a failed `initialize` was refused the way a modern-only server refuses it: a
-/// JSON-RPC -32022 or -32601 answer, or (over HTTP) one inside a 4xx.
-fn refuses_handshake(e: &ClientInitializeError) -> bool {
-    match e {
-        ClientInitializeError::JsonRpcError(data) => era::handshake_first::refuses_handshake(data.code),
-        ClientInitializeError::TransportError { error, .. } => {
-            let inner: &(dyn std::error::Error + Send + Sync + 'static) = error.error.as_ref();
-            let net = inner.downcast_ref::<NetError>().or_else(|| match inner.downcast_ref::<StreamableHttpError<NetError>>() {
-                Some(StreamableHttpError::Client(n)) => Some(n),
-                _ => None,
-            });
-            matches!(net, Some(NetError::Status { status, body }) if era::http_refuses_handshake(Some(*status), body))
-        }
-        _ => false,
-    }
-}
-
-/// A pipe error that means the server process went away.
-fn hung_up(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
-    e.downcast_ref::<std::io::Error>()
-        .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset))
-}
-
-fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
-    McpError::new(ErrorKind::Timeout, name, format!("Request timed out after {timeout_ms} ms ({what} on server {name})")).in_connect()
-}
-
-/// The user-facing error for a network failure.
-pub fn net_error(name: &str, e: &NetError) -> McpError {
-    match e {
-        NetError::Policy { id, message } => McpError::new(ErrorKind::Policy(id), name, message.clone()).in_connect(),
-        NetError::Status { status, .. } => {
-            let mut err = McpError::new(ErrorKind::ConnectFailed, name, e.to_string());
-            err.http_status = Some(*status);
-            err
-        }
-        other => McpError::new(ErrorKind::ConnectFailed, name, other.to_string()),
-    }
-}
-
-/// Falls back on HTTP 400/404/405 and on failures without an HTTP answer; never on policy
-/// errors, authorization challenges or other statuses.
-fn net_falls_back(e: &NetError) -> bool {
-    match e {
-        NetError::Policy { .. } | NetError::Fetch(_) => false,
-        NetError::Status { status, .. } => matches!(status, 400 | 404 | 405),
-        NetError::Connect(_) | NetError::Timeout(_) | NetError::Body(_) => true,
-    }
-}
-
-fn classify(name: &str, e: &ClientInitializeError) -> Failure {
-    match e {
-        ClientInitializeError::TransportError { error, context } => {
-            let inner: &(dyn std::error::Error + Send + Sync + 'static) = error.error.as_ref();
-            if let Some(http) = inner.downcast_ref::<StreamableHttpError<NetError>>() {
-                return match http {
-                    StreamableHttpError::Client(net) => net_failure(name, net),
-                    StreamableHttpError::AuthRequired(challenge) => {
-                        let mut err = McpError::new(ErrorKind::ConnectFailed, name, "HTTP 401: the server requires authorization");
-                        err.http_status = Some(401);
-                        Failure { error: err, falls_back: false, auth: Some(Some(challenge.www_authenticate_header.clone())) }
-                    }
-                    StreamableHttpError::SessionExpired => {
-                        let mut err = McpError::new(ErrorKind::ConnectFailed, name, "HTTP 404");
-                        err.http_status = Some(404);
-                        Failure { error: err, falls_back: true, auth: None }
-                    }
-                    StreamableHttpError::Auth(e) => Failure {
-                        error: McpError::new(ErrorKind::AuthFailed, name, format!("OAuth: {e}")),
-                        falls_back: false,
-                        auth: None,
-                    },
-                    other => Failure {
-                        error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(other))),
-                        falls_back: true,
-                        auth: None,
-                    },
-                };
-            }
-            if let Some(net) = inner.downcast_ref::<NetError>() {
-                return net_failure(name, net);
-            }
-            if hung_up(inner) {
-                // A stdio server that exits at once closes its stdin before we write to it.
-                return Failure {
-                    error: McpError::new(
-                        ErrorKind::ConnectFailed,
-                        name,
-                        format!("Connection closed before the server completed the initialize handshake (the server exited: {inner})"),
-                    ),
-                    falls_back: true,
-                    auth: None,
-                };
-            }
-            Failure {
-                error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(inner))),
-                falls_back: true,
-                auth: None,
-            }
-        }
-        // The handshake-first start: rmcp's own `initialize` got the server's answer.
-        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => return classify(name, fallback),
-        // A JSON-RPC answer to `initialize` means an MCP server is there: no other transport.
-        ClientInitializeError::JsonRpcError(data) => Failure {
-            error: McpError::new(ErrorKind::ConnectFailed, name, format!("MCP error {}: {}", data.code.0, data.message)),
-            falls_back: false,
-            auth: None,
-        },
-        ClientInitializeError::ConnectionClosed(_) => Failure {
-            error: McpError::new(
-                ErrorKind::ConnectFailed,
-                name,
-                "Connection closed before the server completed the initialize handshake (the server exited or wrote something that is not JSON-RPC)",
-            ),
-            falls_back: true,
-            auth: None,
-        },
-        other => Failure { error: McpError::new(ErrorKind::ConnectFailed, name, other.to_string()), falls_back: true, auth: None },
-    }
-    .in_connect()
-}
-
-impl Failure {
-    fn in_connect(mut self) -> Self {
-        self.error.during_connect = true;
-        self
-    }
-}
-
-/// An error's message followed by its causes' (when they add something), joined by ": ".
-pub fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(err) = cur {
-        let text = err.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        cur = err.source();
-    }
-    parts.join(": ")
 }
 
 /// Pumps a child's stderr into the event sink until EOF.

@@ -1,0 +1,137 @@
+//! A live session: rmcp's peer and service, the pipe lane (stdio), what the server said about
+//! itself, and a slot for each layer's per-session state.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::Peer;
+use serde_json::{json, Value};
+
+use super::layer::Slots;
+use crate::core::config::ServerConfig;
+use crate::core::error::Result;
+use crate::core::handler::{declare_tasks_extension, declares_tasks_extension, Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
+use crate::core::open::{open_session, Remote, Service};
+use crate::core::transport::envelope::Envelope;
+use crate::core::transport::lane::Lane;
+
+/// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A live MCP session.
+pub struct Live {
+    pub(super) peer: Peer<RoleClient>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    pub instructions: Option<String>,
+    pub server_version: Option<String>,
+    pub protocol_version: String,
+    pub(super) http_session: Option<Arc<Mutex<Option<String>>>>,
+    /// The request lane of a pipe (stdio) session: requests bypass rmcp's service loop.
+    pub(super) lane: Option<Arc<Lane>>,
+    /// A 2026-07-28 session (no handshake): notifications come through `subscriptions/listen`.
+    modern: bool,
+    /// Whether a change of the server's tool list reaches us (it announces `tools.listChanged`
+    /// and the session has a channel for it), so that a listed catalog may be reused until then.
+    hears_tool_changes: bool,
+    /// Per-session state of the layers above the connection (a `subscriptions/listen` stream).
+    pub slots: Slots,
+}
+
+impl Live {
+    /// The Streamable HTTP session id, if this is such a session and the server assigned one.
+    pub fn session_id(&self) -> Option<String> {
+        self.http_session.as_ref().and_then(|s| s.lock().ok().and_then(|id| id.clone()))
+    }
+
+    /// A 2026-07-28 session (no handshake).
+    pub fn is_modern(&self) -> bool {
+        self.modern
+    }
+
+    /// Whether the server announces `tools.listChanged` and the session has a channel on which
+    /// that notification can arrive.
+    pub fn hears_tool_changes(&self) -> bool {
+        self.hears_tool_changes
+    }
+
+    /// The session's rmcp peer.
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
+    /// The server's capabilities as JSON (`Null` when unknown).
+    pub fn server_capabilities(&self) -> Value {
+        self.peer.peer_info().and_then(|info| serde_json::to_value(&info.capabilities).ok()).unwrap_or(Value::Null)
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
+    }
+
+    /// Closes rmcp's service (bounded). The layers' `closing` hooks run first (see `Connection::close_live`).
+    pub(super) async fn close_service(&self) {
+        if let Some(mut service) = self.service.lock().await.take() {
+            let _ = service.close_with_timeout(CLOSE_TIMEOUT).await;
+        }
+    }
+}
+
+/// Whether the server advertises a capability (true when unknown).
+pub fn server_has(live: &Live, capability: &str) -> bool {
+    live.peer
+        .peer_info()
+        .map(|info| serde_json::to_value(&info.capabilities).ok().and_then(|c| c.get(capability).cloned()).is_some_and(|c| !c.is_null()))
+        .unwrap_or(true)
+}
+
+
+/// The per-request `_meta` of a 2026-07-28 session: the negotiated version and the client info
+/// and capabilities the session was opened with (what rmcp's peer sends) — declaring the Tasks
+/// extension when the server has it, so a lane call may come back as a task — plus the server
+/// log level when the user wants server logs.
+fn session_envelope(service: &Service, shared: &HandlerShared, info: Option<&rmcp::model::ServerPeerInfo>) -> Envelope {
+    let client = rmcp::handler::client::ClientHandler::get_info(service.service());
+    let version = info.map(|i| i.protocol_version.to_string()).unwrap_or_else(|| MODERN_PROTOCOL_VERSION.to_string());
+    let mut capabilities = serde_json::to_value(&client.capabilities).unwrap_or_else(|_| json!({}));
+    if info.and_then(|i| serde_json::to_value(&i.capabilities).ok()).is_some_and(|c| declares_tasks_extension(&c)) {
+        declare_tasks_extension(&mut capabilities);
+    }
+    Envelope::new(&version, &client.client_info, &capabilities, shared.server_log_level()).unwrap_or_else(|e| {
+        tracing::warn!(server = %shared.server, "client info not serialisable for the request envelope: {e}");
+        Envelope::new(&version, &serde_json::json!({ "name": shared.server, "version": shared.client_version }), &serde_json::json!({}), shared.server_log_level())
+            .expect("static envelope serialises")
+    })
+}
+
+/// Opens a session and wraps it as `Live`.
+pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Arc<Live>> {
+    let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
+    let peer = opened.service.peer().clone();
+    let info = peer.peer_info();
+    let modern = opened.modern;
+    let announces_tool_changes = info.as_ref().and_then(|i| i.capabilities.tools.as_ref()).and_then(|t| t.list_changed) == Some(true);
+    // Streamable HTTP carries notifications only within a session (the handshake's
+    // Mcp-Session-Id) or, in 2026-07-28, on `subscriptions/listen`; stdio and SSE always can.
+    let has_channel = match &opened.http_session {
+        Some(cell) => modern || cell.lock().is_ok_and(|id| id.is_some()),
+        None => true,
+    };
+    let live = Live {
+        hears_tool_changes: announces_tool_changes && has_channel,
+        instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+        server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
+        protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
+        http_session: opened.http_session,
+        // A 2026-07-28 request carries the client's context in `_meta`, as rmcp's peer adds it
+        // to its own requests: the lane writes the same, from the info this session opened with.
+        lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, &shared, info.as_deref()))),
+        modern,
+        slots: Slots::default(),
+        peer,
+        service: tokio::sync::Mutex::new(Some(opened.service)),
+    };
+    shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
+    Ok(Arc::new(live))
+}
+

@@ -1,0 +1,375 @@
+//! One server's lifecycle: lazy, memoised connect (concurrent callers share one attempt),
+//! requests with bounded waits and cancellation, reconnect after the transport died, and a clean
+//! disconnect. This is the lifecycle plus the one request path (`request_raw`); the protocol
+//! features (tool-list cache, input rounds, `subscriptions/listen`, tasks, paged lists) are layers
+//! above it ([`layer`]): they call the request path, keep their state in [`Slots`], and hook the
+//! lifecycle through [`Layer`]. The connection names none of them.
+
+mod errors;
+pub mod layer;
+mod live;
+mod send;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::future::{BoxFuture, FutureExt, Shared};
+use rmcp::model::ClientNotification;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::core::auth::{OAuthSession, Refusal};
+use crate::core::config::ServerConfig;
+use crate::core::error::{ErrorKind, McpError, Result};
+use crate::core::events::{ElicitationResponder, EventSink};
+use crate::core::handler::HandlerShared;
+use crate::core::open::{starts_stateless, Remote};
+use crate::core::transport::lane::Lane;
+use errors::RequestFailure;
+pub use errors::{cancel_reason, lane_error};
+pub use layer::{Layer, Slots};
+pub use live::{server_has, Live};
+use live::open_live;
+
+type ConnectFuture = Shared<BoxFuture<'static, Result<Arc<Live>>>>;
+
+enum State {
+    Idle,
+    Connecting(ConnectFuture),
+    Ready(Arc<Live>),
+}
+
+/// Per-request options.
+#[derive(Default, Clone)]
+pub struct RequestOptions {
+    pub timeout_ms: Option<u64>,
+    pub meta: Option<Value>,
+    pub cancel: Option<CancellationToken>,
+    /// Reason reported when `cancel` fires.
+    pub cancel_reason: Option<Arc<Mutex<String>>>,
+    /// The progress token the user wants to see in progress notifications.
+    pub progress_token: Option<Value>,
+    /// Id of the user operation (for a custom `fetch`'s request context).
+    pub context: Option<u32>,
+    /// Send `params` exactly as given: rmcp's typed requests drop fields they do not model
+    /// (the 2025-11-25 `task` of a `tools/call`) and have no `tasks/result`.
+    pub verbatim: bool,
+}
+
+pub struct Connection {
+    config: ServerConfig,
+    /// HTTP client and OAuth session of a `url` server.
+    remote: Option<Remote>,
+    default_timeout_ms: u64,
+    shared: Arc<HandlerShared>,
+    state: tokio::sync::Mutex<State>,
+    /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
+    generation: AtomicU64,
+    /// The layers whose hooks run as the lifecycle moves (see `core::features`).
+    layers: Vec<Arc<dyn Layer>>,
+    /// Per-connection state of the layers above (kept across sessions).
+    slots: Slots,
+}
+
+impl Connection {
+    pub fn new(
+        config: ServerConfig,
+        default_timeout_ms: u64,
+        sink: Arc<dyn EventSink>,
+        responder: Option<Arc<dyn ElicitationResponder>>,
+        remote: Option<Remote>,
+    ) -> Self {
+        let shared = Arc::new(HandlerShared::from_config(&config, sink, responder));
+        Connection {
+            config,
+            remote,
+            default_timeout_ms,
+            shared,
+            state: tokio::sync::Mutex::new(State::Idle),
+            generation: AtomicU64::new(0),
+            layers: Vec::new(),
+            slots: Slots::default(),
+        }
+    }
+
+    /// The connection with `layers`' hooks on its lifecycle.
+    pub fn with_layers(mut self, layers: Vec<Arc<dyn Layer>>) -> Self {
+        self.layers = layers;
+        self
+    }
+
+    /// The layers' per-connection state.
+    pub fn slots(&self) -> &Slots {
+        &self.slots
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// The timeout for requests to this server.
+    pub fn request_timeout_ms(&self) -> u64 {
+        self.config.timeout_ms.unwrap_or(self.default_timeout_ms)
+    }
+
+    /// Whether the user asked for `optional` task tools to run as tasks (`preferTasks`).
+    pub fn prefers_tasks(&self) -> bool {
+        self.config.prefer_tasks
+    }
+
+    /// Advertise elicitation on the next connect. Refused once a session exists, because
+    /// capabilities are fixed at `initialize`.
+    pub async fn enable_elicitation(&self) -> Result<()> {
+        if self.shared.elicitation.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let state = self.state.lock().await;
+        self.enable_elicitation_in(Some(&*state))
+    }
+
+    /// `enable_elicitation` without waiting, for the synchronous `setElicitationRequestHandler`:
+    /// refused while a session exists or is being opened.
+    pub fn enable_elicitation_now(&self) -> Result<()> {
+        if self.shared.elicitation.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let state = self.state.try_lock();
+        self.enable_elicitation_in(state.as_deref().ok())
+    }
+
+    /// Advertises elicitation if `state` (None: busy) is idle, else refuses.
+    fn enable_elicitation_in(&self, state: Option<&State>) -> Result<()> {
+        match state {
+            Some(State::Idle) => {
+                self.shared.elicitation.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            _ => Err(McpError::new(
+                ErrorKind::InvalidState,
+                self.name(),
+                "Cannot register an elicitation handler after connecting unless elicitation capability was configured before initialization.",
+            )),
+        }
+    }
+
+    /// The live session if there is one (without connecting).
+    pub async fn current(&self) -> Option<Arc<Live>> {
+        match &*self.state.lock().await {
+            State::Ready(live) if !live.is_closed() => Some(live.clone()),
+            _ => None,
+        }
+    }
+
+    /// The request lane of the live session, without waiting: `None` when not connected (or
+    /// connecting), or when the transport has no lane. Callers then take the async path.
+    pub fn ready_lane(&self) -> Option<Arc<Lane>> {
+        self.try_current().and_then(|live| live.lane.clone())
+    }
+
+    /// The live session without waiting: `None` when there is none or the state is busy.
+    pub fn try_current(&self) -> Option<Arc<Live>> {
+        match &*self.state.try_lock().ok()? {
+            State::Ready(live) if !live.is_closed() => Some(live.clone()),
+            _ => None,
+        }
+    }
+
+    /// Connects if needed; concurrent callers share one attempt. A session whose transport died
+    /// (child exited, stream closed) is replaced by a fresh one.
+    pub async fn ensure_connected(&self) -> Result<Arc<Live>> {
+        let (future, generation) = {
+            let mut state = self.state.lock().await;
+            match &*state {
+                State::Ready(live) if !live.is_closed() => return Ok(live.clone()),
+                State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
+                State::Ready(_) | State::Idle => {
+                    if matches!(&*state, State::Ready(_)) {
+                        self.shared.diagnostic("info", "Transport closed; reconnecting");
+                    }
+                    let generation = self.generation.load(Ordering::SeqCst);
+                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone())
+                    .boxed()
+                    .shared();
+                    *state = State::Connecting(f.clone());
+                    (f, generation)
+                }
+            }
+        };
+        let outcome = future.await;
+        let mut state = self.state.lock().await;
+        let current = self.generation.load(Ordering::SeqCst) == generation;
+        match outcome {
+            Ok(live) if current => {
+                if !matches!(&*state, State::Ready(l) if Arc::ptr_eq(l, &live)) {
+                    if let Ok(mut snapshot) = self.shared.instructions.lock() {
+                        *snapshot = live.instructions.clone();
+                    }
+                    *state = State::Ready(live.clone());
+                    for layer in &self.layers {
+                        layer.opened(self, &live);
+                    }
+                }
+                Ok(live)
+            }
+            Ok(live) => {
+                drop(state);
+                self.close_live(&live).await;
+                Err(McpError::new(
+                    ErrorKind::Disconnected,
+                    self.name(),
+                    "MCP client was disconnected while connecting",
+                ))
+            }
+            Err(e) => {
+                if current && matches!(&*state, State::Connecting(_)) {
+                    *state = State::Idle;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Closes the session (if any). The connection stays usable: the next call reconnects.
+    pub async fn disconnect(&self) {
+        // What the layers still send on the session goes first (bounded): tasks being followed.
+        for layer in &self.layers {
+            layer.disconnecting(self).await;
+        }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        let previous = std::mem::replace(&mut *self.state.lock().await, State::Idle);
+        if let Ok(mut snapshot) = self.shared.instructions.lock() {
+            *snapshot = None;
+        }
+        if let State::Ready(live) = previous {
+            self.shared.diagnostic("debug", "Disconnecting");
+            self.close_live(&live).await;
+        }
+        if let Some(remote) = &self.remote {
+            // Nothing of this server stays open: its pooled HTTP connections close now.
+            remote.net.release();
+        }
+        for layer in &self.layers {
+            layer.disconnected(self);
+        }
+    }
+
+    /// Closes a session: the layers let go of it first.
+    async fn close_live(&self, live: &Live) {
+        for layer in &self.layers {
+            layer.closing(live);
+        }
+        live.close_service().await;
+    }
+
+    /// Forces a fresh session. A handshake-era session is replaced now, as `@mastra/mcp` does (a
+    /// failure throws). A 2026-07-28 session is stateless: over Streamable HTTP there is nothing to
+    /// reopen, so its pooled connections are released and its `subscriptions/listen` (if one is
+    /// wanted) reopened; over stdio the server is started again at the next request. Either way
+    /// the era is kept (no second `server/discover` probe), nothing else is sent until the next
+    /// request, and a reconnect during an outage does not fail.
+    pub async fn reconnect(&self) -> Result<()> {
+        if let Some(live) = self.current().await.filter(|live| live.is_modern() && live.http_session.is_some()) {
+            if let Some(remote) = &self.remote {
+                remote.net.release();
+            }
+            for layer in &self.layers {
+                layer.renewed(self, &live);
+            }
+            return Ok(());
+        }
+        self.disconnect().await;
+        if starts_stateless(&self.shared) {
+            return Ok(());
+        }
+        self.ensure_connected().await.map(|_| ())
+    }
+
+    /// Sends a request once, returning the result's JSON text. If it provably never reached the
+    /// server (the session was already gone), reconnects and sends it once more; a request that
+    /// may have been delivered is never resent.
+    pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
+        match self.send_once(method, params.clone(), &options).await {
+            Ok(v) => Ok(v),
+            Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
+                // The token was rejected even after a refresh, or more scope is needed.
+                if let Some(session) = self.oauth() {
+                    session.refused(if e.http_status == Some(403) {
+                        Refusal::InsufficientScope(e.auth_challenge.clone().unwrap_or_default())
+                    } else {
+                        Refusal::Unauthorized(e.auth_challenge.clone())
+                    });
+                }
+                Err(e)
+            }
+            Err(RequestFailure::NotSent(e)) => {
+                self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
+                self.reconnect().await?;
+                self.send_once(method, params, &options).await.map_err(RequestFailure::into_error)
+            }
+            Err(RequestFailure::Failed(e)) => Err(e),
+        }
+    }
+
+    pub(crate) fn oauth(&self) -> Option<&Arc<OAuthSession>> {
+        self.remote.as_ref().and_then(|r| r.oauth.as_ref())
+    }
+
+    /// `getServerAuthState()`: `None` without a provider or before any verdict.
+    pub fn auth_state(&self) -> Option<&'static str> {
+        self.oauth().and_then(|s| s.state().as_str())
+    }
+
+    /// State shared with this server's handlers (events, task status wake-ups).
+    pub(crate) fn shared(&self) -> &Arc<HandlerShared> {
+        &self.shared
+    }
+
+    /// Instructions of the last initialized session, without waiting (`None` after `disconnect()`).
+    pub fn instructions_now(&self) -> Option<String> {
+        self.shared.instructions.lock().ok().and_then(|i| i.clone())
+    }
+
+    /// The protocol revision of the live session, now (`None` when not connected).
+    pub fn protocol_version_now(&self) -> Option<String> {
+        self.try_current().map(|live| live.protocol_version.clone()).filter(|v| !v.is_empty())
+    }
+
+    /// The roots answered to `roots/list`.
+    pub fn roots(&self) -> Vec<Value> {
+        self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Replaces the roots; the server hears `notifications/roots/list_changed` if connected.
+    pub async fn set_roots(&self, roots: Vec<Value>) -> Result<()> {
+        if let Ok(mut current) = self.shared.roots.lock() {
+            *current = roots;
+        }
+        self.send_roots_list_changed().await
+    }
+
+    /// Sends `notifications/roots/list_changed` on the live session; a no-op when not connected.
+    pub async fn send_roots_list_changed(&self) -> Result<()> {
+        let Some(live) = self.current().await else {
+            self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
+            return Ok(());
+        };
+        let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
+            .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
+        live.peer.send_notification(note).await.map_err(|e| {
+            McpError::new(
+                ErrorKind::Disconnected,
+                self.name(),
+                format!("Failed to send notifications/roots/list_changed to server {}: {e}", self.name()),
+            )
+        })
+    }
+
+    /// Instructions of the live session, if connected.
+    pub async fn instructions(&self) -> Option<String> {
+        self.current().await.and_then(|l| l.instructions.clone())
+    }
+}

@@ -1,0 +1,129 @@
+//! The one request path's sending half: a request on the live session, through rmcp's peer or,
+//! for a pipe (stdio) session, its lane; bounded by the request's timeout, ended by its cancel.
+
+use std::time::Duration;
+
+use rmcp::model::{ClientNotification, ClientRequest, CustomRequest, GetExtensions, RequestMetaObject};
+use rmcp::service::PeerRequestOptions;
+use serde_json::{json, Value};
+
+use super::errors::{lane_error, service_error, RequestFailure};
+use super::{Connection, RequestOptions};
+use crate::core::error::{ErrorKind, McpError};
+use crate::core::transport::envelope::LOG_LEVEL_KEY;
+use crate::core::transport::lane::{Lane, LaneError};
+use crate::core::transport::observed::WantsProgress;
+use crate::core::transport::streamable::FetchContext;
+
+impl Connection {
+    /// Sends one request on the current session (connecting first).
+    pub(super) async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
+        let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
+        let name = self.name();
+        if let Some(lane) = live.lane.clone() {
+            return self.send_on_lane(&lane, method, params, options).await;
+        }
+        let mut request: ClientRequest = if options.verbatim {
+            ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)))
+        } else {
+            serde_json::from_value(json!({ "method": method, "params": params })).map_err(|e| {
+                RequestFailure::Failed(McpError::new(
+                    ErrorKind::InvalidState,
+                    name,
+                    format!("Invalid {method} request: {e}"),
+                ))
+            })?
+        };
+        if let Some(id) = options.context {
+            request.extensions_mut().insert(FetchContext(id));
+        }
+        // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
+        let wanted_progress = options
+            .progress_token
+            .clone()
+            .or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
+        if wanted_progress.is_some() {
+            request.extensions_mut().insert(WantsProgress);
+        }
+        let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
+        let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
+        let mut meta = options.meta.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
+        if let (true, Some(level)) = (live.is_modern(), self.shared.server_log_level()) {
+            // 2026-07-28: a server sends logs for a request only if its `_meta` asks for them.
+            meta.entry(LOG_LEVEL_KEY).or_insert_with(|| Value::String(level.into()));
+        }
+        if !meta.is_empty() {
+            if let Ok(meta) = serde_json::from_value::<RequestMetaObject>(Value::Object(meta)) {
+                peer_options = peer_options.with_meta(meta);
+            }
+        }
+        let handle = live
+            .peer
+            .send_request_with_option(request, peer_options)
+            .await
+            .map_err(|e| RequestFailure::NotSent(service_error(name, method, timeout_ms, e)))?;
+        let request_id = handle.id.clone();
+        let alias_key = wanted_progress.as_ref().map(|token| {
+            let key = serde_json::to_value(&handle.progress_token).unwrap_or(Value::Null).to_string();
+            if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
+                aliases.insert(key.clone(), token.clone());
+            }
+            key
+        });
+        let cancel = options.cancel.clone().unwrap_or_default();
+        let outcome = tokio::select! {
+            r = handle.await_response() => r.map_err(|e| service_error(name, method, timeout_ms, e)),
+            _ = cancel.cancelled() => {
+                let reason = options
+                    .cancel_reason
+                    .as_ref()
+                    .and_then(|r| r.lock().ok().map(|s| s.clone()))
+                    .unwrap_or_else(|| "This operation was aborted".to_string());
+                let note = json!({ "method": "notifications/cancelled", "params": { "requestId": request_id, "reason": reason } });
+                if let Ok(note) = serde_json::from_value::<ClientNotification>(note) {
+                    let _ = live.peer.send_notification(note).await;
+                }
+                Err(McpError::new(ErrorKind::Aborted, name, reason))
+            }
+        };
+        if let Some(key) = alias_key {
+            // Progress precedes the response on the wire and is routed as it arrives (see
+            // `transport::observed`), so the alias is no longer needed once the response is in.
+            if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
+                aliases.remove(&key);
+            }
+        }
+        let result = outcome.map_err(RequestFailure::Failed)?;
+        serde_json::to_string(&result).map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
+    }
+
+    /// `send_once` over a pipe session's lane.
+    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
+        let name = self.name();
+        let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
+        // The caller's `_meta` replaces one in `params`; the lane merges it with the session's envelope.
+        let own_meta = params.as_object_mut().and_then(|o| o.remove("_meta"));
+        let meta = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())).or(own_meta.as_ref()).filter(|m| m.is_object());
+        let meta_json = meta.map(Value::to_string);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let id = lane.reserve_id();
+        lane.send_with_meta(id, method, &params.to_string(), meta_json.as_deref(), timeout_ms, Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }))
+        .map_err(|e| RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 })))?;
+        let cancel = options.cancel.clone().unwrap_or_default();
+        let outcome = tokio::select! {
+            r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: "the connection was closed".into() })),
+            _ = cancel.cancelled() => {
+                let reason = options
+                    .cancel_reason
+                    .as_ref()
+                    .and_then(|r| r.lock().ok().map(|s| s.clone()))
+                    .unwrap_or_else(|| "This operation was aborted".to_string());
+                lane.cancel(id, &reason);
+                Err(LaneError::Cancelled { reason })
+            }
+        };
+        outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
+    }
+}

@@ -1,0 +1,252 @@
+//! Keeps the core's layering honest (see `docs/architecture.md`, "What each layer may import"):
+//! the connection names none of the protocol features above it, transports name nothing of
+//! authorization, no file is over 500 lines, and the top-level modules of `src/core` import
+//! each other without a circle (a circle may only run inside one module and its submodules).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Longest a core source file may be.
+const MAX_LINES: usize = 500;
+/// The feature layers (and their registry) the connection must not name.
+const FEATURES: &[&str] = &["tasks", "input", "listen", "tool_cache", "era", "lists", "follow_up", "features", "registry"];
+
+/// Every `.rs` file under `src/core`, with its module path below `core` (`a/b.rs` and
+/// `a/b/mod.rs` are `["a", "b"]`).
+fn core_files() -> Vec<(Vec<String>, PathBuf)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src/core is readable").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(&root).expect("under src/core").with_extension("");
+            let mut module: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+            if module.last().is_some_and(|m| m == "mod") {
+                module.pop();
+            }
+            (module, path)
+        })
+        .collect()
+}
+
+/// The code of a file before its tests, without comments, string and char literals.
+fn code_of(source: &str) -> String {
+    let source = source.split("#[cfg(test)]").next().unwrap_or_default();
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(source.len());
+    let mut i = 0;
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == 'r' && matches!(next, Some('"' | '#')) && (i == 0 || !ident(chars[i - 1])) {
+            let hashes = chars[i + 1..].iter().take_while(|&&h| h == '#').count();
+            i += 1 + hashes + 1;
+            let close: String = std::iter::once('"').chain(std::iter::repeat('#').take(hashes)).collect();
+            while i < chars.len() && !chars[i..].iter().collect::<String>().starts_with(&close) {
+                i += 1;
+            }
+            i += close.len();
+            out.push_str("\"\"");
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' && next == Some('\\') {
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn identifiers(code: &str) -> BTreeSet<String> {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(str::to_string).collect()
+}
+
+/// The top-level core modules that `code` (of the module `module`) names: through
+/// `crate::core::` or, from a top-level module, through `super::` (groups `{a, b::c}` included).
+fn named_modules(module: &[String], code: &str) -> BTreeSet<String> {
+    let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut named = BTreeSet::new();
+    let mut heads = Vec::new();
+    for (at, _) in compact.match_indices("crate::core::") {
+        heads.push(at + "crate::core::".len());
+    }
+    let mut at = 0;
+    while let Some(found) = compact[at..].find("super::") {
+        let start = at + found;
+        let mut end = start;
+        let mut depth = 0;
+        while compact[end..].starts_with("super::") {
+            end += "super::".len();
+            depth += 1;
+        }
+        let preceded = compact[..start].ends_with("::");
+        // `super` `depth` times from `module` reaches `core` itself only from this depth.
+        if !preceded && depth == module.len() {
+            heads.push(end);
+        }
+        at = end;
+    }
+    for head in heads {
+        let rest = &compact[head..];
+        let first_level: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut items = Vec::new();
+            let mut item_start = 0;
+            for (k, ch) in group.char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        items.push(&group[item_start..k]);
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(&group[item_start..k]);
+                        item_start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+            items
+        } else {
+            vec![rest]
+        };
+        for item in first_level {
+            let name: String = item.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                named.insert(name);
+            }
+        }
+    }
+    named
+}
+
+/// Which top-level modules name which, over all of `src/core`.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let files = core_files();
+    let tops: BTreeSet<String> = files.iter().filter_map(|(m, _)| m.first().cloned()).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, path) in &files {
+        let Some(top) = module.first() else { continue };
+        let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
+        for named in named_modules(module, &code) {
+            if tops.contains(&named) && &named != top {
+                graph.entry(top.clone()).or_default().insert(named);
+            }
+        }
+    }
+    graph
+}
+
+/// The import circles of `graph` (its strongly connected parts of more than one module).
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    let reaches = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(m) = todo.pop() {
+            for next in graph.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|m| (m, reaches(m))).collect();
+    let mut found: Vec<BTreeSet<String>> = Vec::new();
+    for (m, r) in &reach {
+        if !r.contains(*m) {
+            continue;
+        }
+        let part: BTreeSet<String> = r.iter().filter(|o| reach.get(o).is_some_and(|back| back.contains(*m))).cloned().collect();
+        if !found.contains(&part) {
+            found.push(part);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_connection_names_no_feature_above_it() {
+    for (module, path) in core_files().iter().filter(|(m, _)| m.first().is_some_and(|t| t == "connection")) {
+        let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
+        let named: Vec<&str> = FEATURES.iter().copied().filter(|f| identifiers(&code).contains(*f)).collect();
+        assert!(named.is_empty(), "core::{} names the feature layer(s) {named:?}: features sit above the connection and hook it through `connection::Layer`", module.join("::"));
+    }
+}
+
+#[test]
+fn transports_know_nothing_of_authorization() {
+    for (module, path) in core_files().iter().filter(|(m, _)| m.first().is_some_and(|t| t == "transport")) {
+        let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
+        let ids = identifiers(&code);
+        let named: Vec<&String> = ids.iter().filter(|i| *i == "auth" || i.to_ascii_lowercase().contains("oauth")).collect();
+        assert!(named.is_empty(), "core::{} names {named:?}: a transport hands challenges up raw, `auth/` reads them", module.join("::"));
+    }
+}
+
+#[test]
+fn no_core_file_is_over_500_lines() {
+    for (_, path) in core_files() {
+        let lines = std::fs::read_to_string(&path).expect("readable source").lines().count();
+        assert!(lines <= MAX_LINES, "{} has {lines} lines (at most {MAX_LINES}): split it along its responsibilities", path.display());
+    }
+}
+
+#[test]
+fn core_modules_import_each_other_without_a_circle() {
+    let graph = module_graph();
+    assert!(graph.get("connection").is_some_and(|named| named.contains("open")), "the import scan sees `connection` -> `open`: {graph:?}");
+    let found = circles(&graph);
+    assert!(found.is_empty(), "import circles between core modules: {found:?} (graph: {graph:?})");
+}
+
+#[test]
+fn the_scan_reads_paths_groups_and_skips_comments_and_strings() {
+    let code = code_of("use super::{a, b::{c, d}};\nuse crate::core::e::F; // super::g\nlet s = \"super::h\"; let c = '\"'; use super::i;");
+    let named = named_modules(&["x".to_string()], &code);
+    assert_eq!(named, ["a", "b", "e", "i"].iter().map(|s| s.to_string()).collect());
+    assert!(named_modules(&["x".to_string(), "y".to_string()], "use super::z;").is_empty(), "`super` of a submodule is its parent");
+    let graph: BTreeMap<String, BTreeSet<String>> =
+        [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")].iter().fold(BTreeMap::new(), |mut g, (f, t)| {
+            g.entry(f.to_string()).or_insert_with(BTreeSet::new).insert(t.to_string());
+            g
+        });
+    assert_eq!(circles(&graph), vec![["a", "b", "c"].iter().map(|s| s.to_string()).collect::<BTreeSet<_>>()]);
+}

@@ -1,0 +1,147 @@
+//! The tool-list cache: `tools/list` once per session while the server can tell us of a change
+//! (`notifications/tools/list_changed` bumps `HandlerShared::tools_epoch`, as does a new session
+//! or a disconnect, through this layer's hooks), and which listed tools may run as tasks
+//! (`execution.taskSupport`). A layer above the connection: state in the connection's slots.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::connection::{server_has, Connection, Layer, Live};
+use super::error::Result;
+use super::listen;
+use super::lists::list_all_raw;
+use super::results::describe_tool_raw;
+
+/// A server's listed tools and what is known of their task support (a connection slot).
+#[derive(Default)]
+struct ToolCache {
+    /// The `describe_tool` entries as JSON text, with the epoch they were listed in.
+    list: Mutex<Option<(u64, Arc<String>)>>,
+    /// Tools of the cached list that may run as tasks (`execution.taskSupport`), by name; also
+    /// those the server refused a plain call for. Empty for most servers: calls do not look further.
+    task_tools: Mutex<HashMap<String, TaskSupport>>,
+}
+
+/// The cache's hooks: a new session, or a disconnect, outdates the listed tools.
+pub struct Hook;
+
+impl Layer for Hook {
+    fn opened(&self, conn: &Connection, _live: &Arc<Live>) {
+        conn.shared().tools_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn disconnected(&self, conn: &Connection) {
+        conn.shared().tools_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A tool's `execution.taskSupport`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl TaskSupport {
+    /// Reads `execution.taskSupport` of a `tools/list` entry (absent means forbidden).
+    pub fn of(tool: &Value) -> Self {
+        match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
+            Some("required") => TaskSupport::Required,
+            Some("optional") => TaskSupport::Optional,
+            _ => TaskSupport::Forbidden,
+        }
+    }
+}
+
+/// Whether a change of the server's tool list reaches this session now: a 2026-07-28 session
+/// hears of one only while its `subscriptions/listen` asks.
+fn hears_tool_changes(conn: &Connection, live: &Live) -> bool {
+    live.hears_tool_changes() && (!live.is_modern() || listen::interest(conn).tools_list_changed)
+}
+
+/// The server's tools as the JSON text of an array of `describe_tool` entries, from cache
+/// when nothing invalidated it. Returns the cache epoch too. `meta`: the `_meta` of the
+/// `tools/list` requests, if any are sent (trace context).
+pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Arc<String>)> {
+    let live = conn.ensure_connected().await?;
+    if !hears_tool_changes(conn, &live) {
+        // Nothing would tell us of a change: list every time, as the anchor does.
+        conn.shared().tools_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+    let epoch = conn.shared().tools_epoch.load(Ordering::SeqCst);
+    let cache = conn.slots().get::<ToolCache>();
+    if let Ok(listed) = cache.list.lock() {
+        if let Some((cached_epoch, tools)) = listed.as_ref() {
+            if *cached_epoch == epoch {
+                return Ok((epoch, tools.clone()));
+            }
+        }
+    }
+    let raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
+    let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
+    described.push('[');
+    for (i, tool) in raw.iter().enumerate() {
+        if i > 0 {
+            described.push(',');
+        }
+        described.push_str(&describe_tool_raw(conn.name(), tool));
+    }
+    described.push(']');
+    let tools = Arc::new(described);
+    let tasks: HashMap<String, TaskSupport> = raw
+        .iter()
+        .filter(|t| t.contains("taskSupport"))
+        .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+        .filter_map(|t| {
+            let support = TaskSupport::of(&t);
+            let name = t.get("name")?.as_str()?.to_string();
+            (support != TaskSupport::Forbidden).then_some((name, support))
+        })
+        .collect();
+    if let Ok(mut known) = cache.task_tools.lock() {
+        *known = tasks;
+    }
+    if let Ok(mut listed) = cache.list.lock() {
+        *listed = Some((epoch, tools.clone()));
+    }
+    Ok((epoch, tools))
+}
+
+/// The epoch of the cached tool list if it is current and the session is live.
+pub fn current_tools_epoch(conn: &Connection) -> Option<u64> {
+    // A 2026-07-28 session hears of changes only while its `subscriptions/listen` asks.
+    conn.try_current().filter(|live| hears_tool_changes(conn, live))?;
+    let epoch = conn.shared().tools_epoch.load(Ordering::SeqCst);
+    let cache = conn.slots().peek::<ToolCache>()?;
+    let listed = cache.list.lock().ok()?;
+    listed.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+}
+
+/// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
+pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
+    let cache = conn.slots().peek::<ToolCache>()?;
+    let listed = cache.list.lock().ok().is_some_and(|c| c.is_some());
+    let known = cache.task_tools.lock().ok().and_then(|t| t.get(name).copied());
+    match known {
+        Some(support) => Some(support),
+        None if listed => Some(TaskSupport::Forbidden),
+        None => None,
+    }
+}
+
+/// Whether any tool of this server may run as a task.
+pub fn has_task_tools(conn: &Connection) -> bool {
+    conn.slots().peek::<ToolCache>().is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
+}
+
+/// Records that a tool requires task augmentation (the server said so when called plainly;
+/// rmcp's typed tool list, used over HTTP, drops `execution`).
+pub fn mark_task_tool(conn: &Connection, name: &str) {
+    if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
+        known.insert(name.to_string(), TaskSupport::Required);
+    }
+}
