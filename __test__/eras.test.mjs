@@ -12,7 +12,7 @@ import { MCPClient } from '../index.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEverythingHttp, waitFor, nodeBin, fixturePath, stdioFixtureServer } from './fixtures/helpers.mjs';
+import { startEverythingHttp, waitFor, nodeBin, fixturePath, stdioFixtureServer, methodSpy } from './fixtures/helpers.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
 import { startPythonHttp } from './fixtures/python-http.mjs';
 
@@ -133,17 +133,6 @@ for (const [label, define] of [
     );
     assert.deepEqual(await c.resources.unsubscribe('s', 'fixture://greeting'), {});
   });
-}
-
-/** A custom fetch that records the JSON-RPC methods of the requests it sends. */
-function methodSpy() {
-  const methods = [];
-  const fetchSpy = async (url, init) => {
-    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
-    for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
-    return fetch(url, init);
-  };
-  return { methods, fetchSpy };
 }
 
 test('eras: protocolVersion omitted opens with the handshake, as @mastra/mcp 1.18: no server/discover reaches a dual-era or a handshake-era server', async () => {

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { MCPClient, MCPClientServerProxy, InternalMastraMCPClient } from '../index.mjs';
-import { startEverythingHttp, fixturePath, nodeBin } from './fixtures/helpers.mjs';
+import { startEverythingHttp, fixturePath, nodeBin, methodSpy } from './fixtures/helpers.mjs';
 import { startHttpFixture } from './fixtures/http-server.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
 import { startPythonHttp } from './fixtures/python-http.mjs';
@@ -35,16 +35,6 @@ function client(servers) {
   const c = new MCPClient({ id: `never-worse-${process.pid}-${nextId++}`, servers });
   clients.push(c);
   return c;
-}
-
-function methodSpy() {
-  const methods = [];
-  const fetchSpy = async (url, init) => {
-    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
-    for (const m of body.matchAll(/"method":"([^"]+)"/g)) methods.push(m[1]);
-    return fetch(url, init);
-  };
-  return { methods, fetchSpy };
 }
 
 test('a Streamable HTTP server restarted under a live session: the next call initializes again and succeeds, run once', async () => {
