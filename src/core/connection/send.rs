@@ -7,7 +7,7 @@ use rmcp::model::{ClientNotification, ClientRequest, CustomRequest, GetExtension
 use rmcp::service::PeerRequestOptions;
 use serde_json::{json, Value};
 
-use super::errors::{lane_error, service_error, RequestFailure};
+use super::errors::{cancel_reason, lane_error, service_error, RequestFailure};
 use super::{Connection, RequestOptions};
 use crate::core::error::{ErrorKind, McpError};
 use crate::core::transport::envelope::LOG_LEVEL_KEY;
@@ -74,11 +74,7 @@ impl Connection {
         let outcome = tokio::select! {
             r = handle.await_response() => r.map_err(|e| service_error(name, method, timeout_ms, e)),
             _ = cancel.cancelled() => {
-                let reason = options
-                    .cancel_reason
-                    .as_ref()
-                    .and_then(|r| r.lock().ok().map(|s| s.clone()))
-                    .unwrap_or_else(|| "This operation was aborted".to_string());
+                let reason = cancel_reason(options);
                 let note = json!({ "method": "notifications/cancelled", "params": { "requestId": request_id, "reason": reason } });
                 if let Ok(note) = serde_json::from_value::<ClientNotification>(note) {
                     let _ = live.peer.send_notification(note).await;
@@ -115,11 +111,7 @@ impl Connection {
         let outcome = tokio::select! {
             r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: "the connection was closed".into() })),
             _ = cancel.cancelled() => {
-                let reason = options
-                    .cancel_reason
-                    .as_ref()
-                    .and_then(|r| r.lock().ok().map(|s| s.clone()))
-                    .unwrap_or_else(|| "This operation was aborted".to_string());
+                let reason = cancel_reason(options);
                 lane.cancel(id, &reason);
                 Err(LaneError::Cancelled { reason })
             }
