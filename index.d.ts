@@ -52,8 +52,8 @@
  * - `protocolVersion` omitted means the `initialize` handshake first, as 1.18
  *   (a modern-only server that refuses it gets `server/discover` next);
  *   `'auto'` selects 2.0's default, probing with `server/discover` first.
- * - `disconnect()` sends no HTTP DELETE for a Streamable HTTP session (neither
- *   1.18 nor 2.0 does).
+ * - `disconnect()` ends a Streamable HTTP session with HTTP DELETE once its GET
+ *   stream is closed (neither 1.18 nor 2.0 ends it at all).
  *
  * The MCP SDK's OAuth functions that @mastra/mcp re-exports (auth, discover*,
  * startAuthorization, exchangeAuthorization, ...) and its server-side OAuth helpers
@@ -171,8 +171,8 @@ export declare class MCPClient<TServers extends MCPServerContractsOf<TServers> =
   get sessionIds(): Record<string, string>;
 
   /**
-   * Closes every connection (stops stdio children) and releases resources. No HTTP DELETE is sent
-   * for a Streamable HTTP session, as `@mastra/mcp` sends none.
+   * Closes every connection (stops stdio children) and releases resources; a Streamable HTTP
+   * session is ended with HTTP DELETE after its GET stream closed (`@mastra/mcp` leaves it open).
    */
   disconnect(): Promise<void>;
   /** Drops and re-establishes the connection to one server. */
@@ -1857,7 +1857,7 @@ export declare class InternalMastraMCPClient extends MastraBase {
   get forwardInstructions(): boolean;
   /** The server definition's `instructionsMaxLength` (default 512). */
   get instructionsMaxLength(): number;
-  /** Closes the connection (stops a stdio child; no HTTP DELETE is sent). */
+  /** Closes the connection (stops a stdio child; ends a Streamable HTTP session with DELETE). */
   disconnect(): Promise<void>;
   /** Drops the session and connects again. */
   forceReconnect(): Promise<void>;

@@ -293,8 +293,12 @@ async function session(client, server, transport, mode) {
   return out;
 }
 
-/** The non-empty lines of a stderr text. */
-const lines = (text) => text.split('\n').filter((l) => l.trim());
+/**
+ * The non-empty lines of a stderr text, less the one line a server may write when the session ends by our
+ * DELETE (the Python SDK's "Terminating session: <id>"): ending HTTP sessions is deliberate (SPEC: sessions
+ * end cleanly), where @mastra/mcp leaves them open.
+ */
+const lines = (text) => text.split('\n').filter((l) => l.trim() && !/^Terminating session: \S+$/.test(l.trim()));
 const outcome = (r) => (r.error ? `failed: ${r.error.message.slice(0, 300)}` : r.connected ? 'connected' : 'no tools');
 
 // ---------------------------------------------------------------------------------------------------------------

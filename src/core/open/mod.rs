@@ -232,7 +232,7 @@ async fn open_streamable(
     session: &Arc<Mutex<Option<String>>>,
     budget: &Budget,
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
-    let http = McpHttp { net: net.clone(), session: session.clone(), scope_refusal: super::auth::challenge::scope_refusal };
+    let http = McpHttp { net: net.clone(), session: session.clone(), scope_refusal: super::auth::challenge::scope_refusal, streams: Default::default() };
     let shared = handler.shared.clone();
     let start = era::start(&shared);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain

@@ -40,7 +40,55 @@ pub struct McpHttp {
     pub session: Arc<Mutex<Option<String>>>,
     /// Tells a 403 that asks for more scope from any other 403.
     pub scope_refusal: ScopeRefusal,
+    /// The GET streams of this session still open (see `delete_session`).
+    pub streams: OpenStreams,
 }
+
+/// Counts a session's open GET streams, so that DELETE waits for them to close.
+#[derive(Clone, Default)]
+pub struct OpenStreams(Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>);
+
+/// One open GET stream: closed when dropped (with the stream that holds it).
+struct StreamGuard(OpenStreams);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        let (open, closed) = &*(self.0).0;
+        open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        closed.notify_waiters();
+    }
+}
+
+impl OpenStreams {
+    fn open(&self) -> StreamGuard {
+        self.0 .0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        StreamGuard(self.clone())
+    }
+
+    /// Waits (at most `bound`) until no stream is open; whether one was open when called.
+    async fn closed(&self, bound: std::time::Duration) -> bool {
+        let (open, closed) = &*self.0;
+        let had = open.load(std::sync::atomic::Ordering::SeqCst) > 0;
+        let _ = tokio::time::timeout(bound, async {
+            loop {
+                let notified = closed.notified();
+                if open.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        })
+        .await;
+        had
+    }
+}
+
+/// How long DELETE waits for the session's GET stream to close.
+const STREAMS_CLOSE_BOUND: std::time::Duration = std::time::Duration::from_millis(500);
+/// Time for the server to see the GET stream's connection close before the DELETE arrives: a
+/// DELETE that finds the stream still open makes FastMCP servers on `mcp` 1.x log a traceback
+/// from their stream writer.
+const SERVER_SEES_CLOSE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// rmcp's Streamable HTTP transport over `client` (our `McpHttp`, possibly wrapped in rmcp's
 /// OAuth `AuthClient`).
@@ -192,18 +240,24 @@ impl StreamableHttpClient for McpHttp {
         ))
     }
 
-    /// Not sent: `@mastra/mcp` (1.18 and 2.0) never ends a session with DELETE, and real servers
-    /// answer one with noise on their stderr (the Python SDK logs "Terminating session"; FastMCP
-    /// on `mcp` 1.x can crash its standalone stream writer). Closing the GET stream and dropping
-    /// the connections ends our side; the server expires the session as it does for 1.18.
+    /// Ends the session on the server (`@mastra/mcp` never does, and leaks it), once the GET
+    /// stream is closed and the server has had a moment to see it go (see `SERVER_SEES_CLOSE`).
     async fn delete_session(
         &self,
-        _uri: Arc<str>,
-        _session_id: Arc<str>,
-        _auth_header: Option<String>,
-        _custom_headers: HashMap<HeaderName, HeaderValue>,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<()> {
-        Ok(())
+        if self.streams.closed(STREAMS_CLOSE_BOUND).await {
+            tokio::time::sleep(SERVER_SEES_CLOSE).await;
+        }
+        let req = self.request("DELETE", &uri, Some(&session_id), auth_header, custom_headers)?;
+        let response = self.send(req).await?;
+        match response.status {
+            200..=299 | 404 | 405 => Ok(()),
+            _ => Err(status_error(response, self.scope_refusal).await),
+        }
     }
 
     async fn get_stream(
@@ -229,6 +283,12 @@ impl StreamableHttpClient for McpHttp {
         if !is_media(response.header("content-type"), "text/event-stream") {
             return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
         }
-        Ok(sse_events(response))
+        let open = self.streams.open();
+        Ok(sse_events(response)
+            .map(move |event| {
+                let _open = &open;
+                event
+            })
+            .boxed())
     }
 }
