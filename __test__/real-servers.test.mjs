@@ -134,7 +134,7 @@ const SERVERS = [
   },
   {
     name: '@mastra/mcp 2.0 MCPServer (2026-07-28 only)',
-    stdio: () => [nodeBin, [fixturePath('mastra-server/server-v2.mjs'), 'stdio']],
+    stdio: () => [nodeBin, [fixturePath('mastra2-server/server.mjs'), 'stdio']],
     http: 'mastra20',
     call: ['echo', { message: 'hi' }, /Echo: hi/],
     era: { default: MODERN, auto: MODERN },
@@ -200,7 +200,7 @@ const HTTP = {
   sdk2: () => startHttp('sdk2-server', nodeBin, [fixturePath('sdk2-server.mjs'), 'http', paths.npmServers], urlLine),
   mastra118: () => startHttp('mastra 1.18', nodeBin, [fixturePath('mastra-server/server.mjs'), 'http', 'legacy'], urlLine),
   mastra118dual: () => startHttp('mastra 1.18 dual', nodeBin, [fixturePath('mastra-server/server.mjs'), 'http', MODERN], urlLine),
-  mastra20: () => startHttp('mastra 2.0', nodeBin, [fixturePath('mastra-server/server-v2.mjs'), 'http'], urlLine),
+  mastra20: () => startHttp('mastra 2.0', nodeBin, [fixturePath('mastra2-server/server.mjs'), 'http'], urlLine),
 };
 const httpServers = {};
 

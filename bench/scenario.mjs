@@ -281,7 +281,7 @@ const scenarios = {
       py2: [{ command: paths.python2, args: [`${fixtures}python/server.py`, 'stdio'] }, 'echo', { message: 'hi' }],
       memory: [{ command: node, args: [paths.memoryServer] }, 'read_graph', {}],
       mastra118dual: [{ command: node, args: [`${fixtures}mastra-server/server.mjs`, 'stdio', '2026-07-28'] }, 'echo', { message: 'hi' }],
-      mastra20: [{ command: node, args: [`${fixtures}mastra-server/server-v2.mjs`, 'stdio'] }, 'echo', { message: 'hi' }],
+      mastra20: [{ command: node, args: [`${fixtures}mastra2-server/server.mjs`, 'stdio'] }, 'echo', { message: 'hi' }],
     };
     await makeClient({});
     const out = {};
