@@ -13,10 +13,9 @@
 // notifications outside a request (list changes, resource updates).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { MCPClient } from '../index.mjs';
 import { MCPClient as AnchorClient } from '@mastra/mcp';
-import { waitFor, nodeBin, fixturePath, childStopper } from './fixtures/helpers.mjs';
+import { waitFor, nodeBin, fixturePath, startUrlServer } from './fixtures/helpers.mjs';
 
 const serverScript = fixturePath('mastra-server/server.mjs');
 const INSTRUCTIONS = 'Mastra fixture: be brief.';
@@ -24,30 +23,10 @@ const SERVER_VERSION = '3.1.4';
 const ERAS = ['legacy', '2026-07-28'];
 
 /** Starts the fixture over HTTP (`http` or `sse`) on 127.0.0.1:0; resolves once it printed its URL. */
-async function startMastraServer(mode, era) {
-  const child = spawn(nodeBin, [serverScript, mode, era], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  if (process.env.MASTRA_FIXTURE_TRACE === '1') child.stderr.pipe(process.stderr);
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    err += d;
-    if (err.length > 64 * 1024) err = err.slice(-32 * 1024);
+function startMastraServer(mode, era) {
+  return startUrlServer(`mastra fixture (${mode}, ${era})`, nodeBin, [serverScript, mode, era], {
+    teeStderr: process.env.MASTRA_FIXTURE_TRACE === '1',
   });
-  const stop = childStopper(child);
-  try {
-    const line = await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${err}`);
-        return out.includes('\n') && out.slice(0, out.indexOf('\n'));
-      },
-      { timeoutMs: 30000, intervalMs: 25, message: `mastra fixture (${mode}, ${era}) to listen` },
-    );
-    return { url: JSON.parse(line).url, stop, stderr: () => err };
-  } catch (e) {
-    await stop();
-    throw e;
-  }
 }
 
 const remote = {}; // `${mode}:${era}` → { url, stop }

@@ -22,14 +22,13 @@
 //   that era the tool cannot complete (2.0's client too).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MCPClient } from '../index.mjs';
 import { MCPClient as Mastra118 } from '@mastra/mcp';
 import { MCPClient as Mastra20 } from '@mastra/mcp-v2';
-import { childStopper, fixturePath, freePort, isAlive, nodeBin, waitFor } from './fixtures/helpers.mjs';
+import { fixturePath, freePort, isAlive, nodeBin, startUrlServer, urlLine, waitFor } from './fixtures/helpers.mjs';
 import { realServers } from '../scripts/real-servers.mjs';
 import { createRequire } from 'node:module';
 
@@ -147,27 +146,7 @@ const SERVERS = [
 // HTTP servers: started once for the file; each session's share of their stderr is the slice written during it.
 
 /** Spawns `cmd args`, collecting stdout and stderr; `ready(stdout)` returns the URL once it is serving. */
-async function startHttp(label, cmd, args, ready, env = {}) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-  const stop = childStopper(child);
-  try {
-    const url = await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`${label} exited ${child.exitCode}: ${err}`);
-        return ready(out);
-      },
-      { timeoutMs: 30000, intervalMs: 50, message: `${label} to serve` },
-    );
-    return { url, stop, stderr: () => err };
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-}
+const startHttp = (label, cmd, args, ready, env = {}) => startUrlServer(label, cmd, args, { ready, env });
 
 async function answersHttp(url) {
   try {
@@ -184,7 +163,6 @@ async function startPython(python, script) {
   return startHttp(script, python, [script, 'http', String(port)], () => answersHttp(url));
 }
 
-const urlLine = (out) => out.includes('\n') && JSON.parse(out.slice(0, out.indexOf('\n'))).url;
 
 const HTTP = {
   py1: () => startPython(paths.python1, fixturePath('python/v1_server.py')),

@@ -5,14 +5,13 @@
 // `elicitation.onRequest`, `inputRequests` for a handshake-era `elicitation/create`, and the new exports.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent } from '@mastra/core/agent';
 import { MockLanguageModelV2 } from 'ai/test';
 import * as esm from '../index.mjs';
 import { MCPClient, InternalMastraMCPClient, traceContextFromMeta, traceContextToMeta, MCP_CLIENT_PROTOCOL_VERSION } from '../index.mjs';
-import { waitFor, nodeBin, fixturePath, childStopper } from './fixtures/helpers.mjs';
+import { waitFor, nodeBin, fixturePath, startUrlServer } from './fixtures/helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const server2 = fixturePath('mastra2-server/server.mjs');
@@ -20,25 +19,8 @@ const server118 = fixturePath('mastra-server/server.mjs');
 
 /** Starts the 2.0 fixture over Streamable HTTP on 127.0.0.1; resolves once it printed its URL. */
 async function startHttp() {
-  const child = spawn(nodeBin, [server2, 'http'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (err = (err + d).slice(-16384)));
-  const stop = childStopper(child);
-  try {
-    const line = await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${err}`);
-        return out.includes('\n') && out.slice(0, out.indexOf('\n'));
-      },
-      { timeoutMs: 30000, intervalMs: 25, message: '@mastra/mcp 2.0 fixture to listen' },
-    );
-    return { url: new URL(JSON.parse(line).url), stop };
-  } catch (e) {
-    await stop();
-    throw e;
-  }
+  const server = await startUrlServer('@mastra/mcp 2.0 fixture', nodeBin, [server2, 'http']);
+  return { ...server, url: new URL(server.url) };
 }
 
 let httpServer;
