@@ -189,6 +189,8 @@ test('custom fetch: called for every request with (url, init, requestContext); c
   assert.equal(out.content[0].text, 'Echo: via fetch');
   const during = calls.slice(mark).filter((x) => x.method === 'POST');
   assert.ok(during.some((x) => x.rc === rc), 'the tool call POST carried the RequestContext instance');
+  // The session's GET stream goes out once something needs it (a list-changed handler here).
+  await c.tools.onListChanged('r', () => {});
   assert.ok(calls.some((x) => x.method === 'GET'), 'the GET stream went through the custom fetch too');
 });
 

@@ -23,8 +23,8 @@ export class StdioFloorClient {
   #partial = []; // pieces of a line not yet ended
   #exited;
 
-  constructor(command, args) {
-    this.#child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  constructor(command, args, env) {
+    this.#child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], ...(env ? { env: { PATH: process.env.PATH, ...env } } : {}) });
     this.#exited = new Promise((resolve) => this.#child.once('exit', resolve));
     this.#child.once('exit', (code, signal) => {
       const err = new Error(`server exited (code ${code}, signal ${signal})`);
@@ -35,8 +35,8 @@ export class StdioFloorClient {
     this.#child.stdout.on('data', (chunk) => this.#onData(chunk));
   }
 
-  static async connect(command, args) {
-    const client = new StdioFloorClient(command, args);
+  static async connect(command, args, env) {
+    const client = new StdioFloorClient(command, args, env);
     await client.request('initialize', initializeParams());
     client.notify('notifications/initialized');
     return client;
@@ -97,13 +97,15 @@ export class HttpFloorClient {
   #url;
   #session;
   #nextId = 1;
+  #extraHeaders;
 
-  constructor(url) {
+  constructor(url, headers) {
     this.#url = url;
+    this.#extraHeaders = headers;
   }
 
-  static async connect(url) {
-    const client = new HttpFloorClient(url);
+  static async connect(url, headers) {
+    const client = new HttpFloorClient(url, headers);
     await client.request('initialize', initializeParams());
     await client.notify('notifications/initialized');
     return client;
@@ -114,6 +116,7 @@ export class HttpFloorClient {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': PROTOCOL_VERSION,
+      ...this.#extraHeaders,
     };
     if (this.#session) h['mcp-session-id'] = this.#session;
     return h;

@@ -99,6 +99,51 @@ const SCENARIOS = [
     metrics: [['wall_ms', 'cold process: import, connect, list, call, exit (ms)', 'lower']],
   },
   {
+    name: 'per-user-http',
+    full: { users: 400, concurrency: 8, sequential: 40, hold: 200 },
+    quick: { users: 80, concurrency: 8, sequential: 10, hold: 40 },
+    metrics: [
+      ['users_per_s', 'per user over Streamable HTTP (new client, listToolsets, call, disconnect), {concurrency} at a time: users/s', 'higher'],
+      ['median_ms', 'per user over Streamable HTTP, {concurrency} at a time: median time per user (ms)', 'lower'],
+      ['rss_growth_mib', 'per user over Streamable HTTP: RSS growth over {users} users (MiB)', 'lower'],
+      ['first_list_ms', 'per user over Streamable HTTP, one at a time: new client to listToolsets() (ms)', 'lower'],
+      ['first_call_ms', 'per user over Streamable HTTP, one at a time: first tool call (ms)', 'lower'],
+      ['first_over_warm', 'per user over Streamable HTTP: first call / a warm call on the same client', 'lower'],
+      ['rss_per_held_kib', 'Streamable HTTP: RSS per connected idle client, {hold} held (KiB)', 'lower'],
+    ],
+  },
+  {
+    name: 'per-user-stdio',
+    full: { users: 400, concurrency: 8, sequential: 40, hold: 100 },
+    quick: { users: 80, concurrency: 8, sequential: 10, hold: 40 },
+    metrics: [
+      ['users_per_s', 'per user over stdio (new client and server process, listToolsets, call, disconnect), {concurrency} at a time: users/s', 'higher'],
+      ['median_ms', 'per user over stdio, {concurrency} at a time: median time per user (ms)', 'lower'],
+      ['rss_growth_mib', 'per user over stdio: RSS growth over {users} users (MiB)', 'lower'],
+      ['first_call_ms', 'per user over stdio, one at a time: first tool call (ms)', 'lower'],
+      ['first_over_warm', 'per user over stdio: first call / a warm call on the same client', 'lower'],
+      ['rss_per_held_kib', 'stdio: RSS per connected idle client, {hold} held (KiB)', 'lower'],
+    ],
+  },
+  {
+    name: 'per-user-rtt',
+    full: { users: 40, concurrency: 4, rtt: 50 },
+    quick: { users: 12, concurrency: 4, rtt: 50 },
+    metrics: [
+      ['round_trips', 'per user over a {rtt} ms RTT link, {concurrency} at a time: new client to first call result (round trips)', 'lower'],
+      ['connections_per_user', 'per user over a {rtt} ms RTT link: new TCP connections per user', 'lower'],
+    ],
+  },
+  {
+    name: 'per-user-rtt-2026',
+    full: { users: 40, concurrency: 4, rtt: 50 },
+    quick: { users: 12, concurrency: 4, rtt: 50 },
+    metrics: [
+      ['round_trips', 'dual-era server (ours pinned to 2026-07-28), {rtt} ms RTT: new client to first call result (round trips)', 'lower'],
+      ['connections_per_user', 'dual-era server, {rtt} ms RTT: new TCP connections per user', 'lower'],
+    ],
+  },
+  {
     // Real servers (scripts/real-servers.mjs installs them): @mastra/mcp 1.18 and 2.0 side by side, no floor.
     // Printed as a table of its own.
     name: 'connect-real',

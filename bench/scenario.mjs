@@ -313,6 +313,195 @@ const scenarios = {
   },
 };
 
+// ---- per-user clients: a new client per user (their own token or API key), listToolsets, one call ----
+
+/** A per-user client: `{ listToolsets() → { [server]: { [tool]: { execute } } }, disconnect() }`. */
+async function userClient(servers) {
+  const id = `bench-${impl}-${process.pid}-${clientCount++}`;
+  if (impl === 'floor') {
+    const { StdioFloorClient, HttpFloorClient } = await import('./floor-client.mjs');
+    const connections = {};
+    return {
+      async listToolsets() {
+        const out = {};
+        await Promise.all(
+          Object.entries(servers).map(async ([name, def]) => {
+            connections[name] ??= await (def.url
+              ? HttpFloorClient.connect(def.url, def.requestInit?.headers)
+              : StdioFloorClient.connect(def.command, def.args, def.env));
+            const conn = connections[name];
+            out[name] = {};
+            for (const tool of await conn.listTools()) out[name][tool.name] = { execute: (args) => conn.callTool(tool.name, args) };
+          }),
+        );
+        return out;
+      },
+      async disconnect() {
+        await Promise.all(Object.values(connections).map((c) => c.close()));
+      },
+    };
+  }
+  const { MCPClient } =
+    impl === 'anchor' ? await import('@mastra/mcp') : impl === 'anchor2' ? await import('@mastra/mcp-v2') : await import('../index.mjs');
+  const client = new MCPClient({ id, servers });
+  return { listToolsets: () => client.listToolsets(), disconnect: () => client.disconnect() };
+}
+
+/** User `i`'s server definition: a bearer token of their own (HTTP) or an API key in the env (stdio). */
+function userServer(transport, i, url, { dualEra = false } = {}) {
+  if (transport === 'http') {
+    const def = { url: new URL(url), requestInit: { headers: { Authorization: `Bearer user-${i}-token` } } };
+    return dualEra && impl === 'ours' ? { ...def, protocolVersion: '2026-07-28' } : def;
+  }
+  return { command: FIXTURE_BIN, args: ['stdio'], env: { API_KEY: `user-${i}-key` } };
+}
+
+/** One user: new client, listToolsets, one echo, disconnect; the times of the steps (ms). */
+async function oneUser(transport, i, url, opts) {
+  const t0 = performance.now();
+  const c = await userClient({ s: userServer(transport, i, url, opts) });
+  const sets = await c.listToolsets();
+  const t1 = performance.now();
+  await echoOnce(sets.s.echo, `u${i}`);
+  const t2 = performance.now();
+  let warm;
+  if (opts.warmCall) {
+    await echoOnce(sets.s.echo, `u${i}-again`);
+    warm = performance.now() - t2;
+  }
+  await c.disconnect();
+  return { total: performance.now() - t0, list: t1 - t0, call: t2 - t1, warm };
+}
+
+/** `users` users, `concurrency` at a time: users per second and the median time per user. */
+async function userChurn(transport, url, users, concurrency, opts = {}) {
+  const times = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < users) times.push((await oneUser(transport, next++, url, opts)).total);
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - t) / 1000;
+  times.sort((a, b) => a - b);
+  return { users_per_s: users / seconds, median_ms: quantile(times, 0.5) };
+}
+
+/** Starts the fixture over HTTP for the per-user scenarios (`dualEra`: it also speaks 2026-07-28). */
+async function perUserHttp(dualEra = false) {
+  const child = spawn(FIXTURE_BIN, ['http', '--port', '0', ...(dualEra ? ['--dual-era'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const port = await new Promise((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`fixture server exited (${code}) before printing its port`)));
+  });
+  lines.close();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { port: Number(port), stop: async () => (child.stdin.end(), await exited) };
+}
+
+/** Starts bench/rtt-proxy.mjs in front of `port`; `connections()` asks it how many it accepted. */
+async function rttProxy(port, rttMs) {
+  const child = spawn(process.execPath, [new URL('./rtt-proxy.mjs', import.meta.url).pathname, String(port), String(rttMs / 2)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const queue = [];
+  lines.on('line', (l) => queue.shift()?.(Number(l)));
+  const read = () => new Promise((resolve) => queue.push(resolve));
+  const own = await read();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    port: own,
+    connections: () => (child.stdin.write('count\n'), read()),
+    stop: async () => (child.stdin.end(), await exited),
+  };
+}
+
+/** Medians over `users` users, one at a time: first listToolsets, first call, a second (warm) call. */
+async function firstCalls(transport, url, users) {
+  const runs = [];
+  for (let i = 0; i < users; i++) runs.push(await oneUser(transport, 100_000 + i, url, { warmCall: true }));
+  const med = (k) => quantile(runs.map((r) => r[k]).sort((a, b) => a - b), 0.5);
+  return { first_list_ms: med('list'), first_call_ms: med('call'), warm_call_ms: med('warm'), first_over_warm: med('call') / med('warm') };
+}
+
+/** Holds `n` connected, idle clients (each has listed its toolsets): RSS per client (KiB), after gc. */
+async function heldClients(transport, url, n) {
+  gc();
+  const before = process.memoryUsage().rss;
+  const held = [];
+  for (let i = 0; i < n; i += 8) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(8, n - i) }, async (_, k) => {
+        const c = await userClient({ s: userServer(transport, 200_000 + i + k, url) });
+        const sets = await c.listToolsets();
+        return { c, sets };
+      }),
+    );
+    held.push(...batch);
+  }
+  gc();
+  const perClient = (process.memoryUsage().rss - before) / 1024 / n;
+  await echoOnce(held[n - 1].sets.s.echo, 'held');
+  for (let i = 0; i < held.length; i += 16) await Promise.all(held.slice(i, i + 16).map((h) => h.c.disconnect()));
+  return perClient;
+}
+
+async function perUser(transport, { users = 400, concurrency = 8, sequential = 40, hold = 200 }) {
+  const server = transport === 'http' ? await perUserHttp() : undefined;
+  const url = server ? `http://127.0.0.1:${server.port}/mcp` : undefined;
+  try {
+    await userChurn(transport, url, Math.min(40, users), concurrency); // module loading, JIT
+    gc();
+    const rssBefore = rssMiB();
+    const churn = await userChurn(transport, url, users, concurrency);
+    gc();
+    const growth = rssMiB() - rssBefore;
+    const first = await firstCalls(transport, url, sequential);
+    const rss_per_held_kib = await heldClients(transport, url, hold);
+    return { ...churn, rss_growth_mib: growth, ...first, rss_per_held_kib };
+  } finally {
+    await server?.stop();
+  }
+}
+
+/**
+ * Per user over a link with `rtt` ms of round-trip time (bench/rtt-proxy.mjs): the median time per user in
+ * round trips, and new TCP connections per user, `concurrency` users at a time. With `dualEra` the server
+ * also speaks 2026-07-28 and ours is pinned to it (a known era: no discovery after the first client).
+ */
+async function perUserRtt({ users = 40, concurrency = 4, rtt = 50, dualEra = 0 }) {
+  const server = await perUserHttp(Boolean(dualEra));
+  const proxy = await rttProxy(server.port, rtt);
+  const url = `http://127.0.0.1:${proxy.port}/mcp`;
+  try {
+    await oneUser('http', -1, url, { dualEra: Boolean(dualEra) }); // module loading, the era learned
+    const before = await proxy.connections();
+    const totals = [];
+    let n = 0;
+    const run = async () => {
+      while (n < users) {
+        const r = await oneUser('http', n++, url, { dualEra: Boolean(dualEra) });
+        totals.push(r.list + r.call); // new client to the call's result (the disconnect is not waited for by a user)
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, run));
+    const after = await proxy.connections();
+    totals.sort((a, b) => a - b);
+    const median = quantile(totals, 0.5);
+    return { median_ms: median, round_trips: median / rtt, connections_per_user: (after - before) / users };
+  } finally {
+    await proxy.stop();
+    await server.stop();
+  }
+}
+
+scenarios['per-user-http'] = (p) => perUser('http', p);
+scenarios['per-user-stdio'] = (p) => perUser('stdio', p);
+scenarios['per-user-rtt'] = (p) => perUserRtt(p);
+scenarios['per-user-rtt-2026'] = (p) => perUserRtt({ ...p, dualEra: 1 });
+
 async function httpThroughput({ calls = 10000, inflight = 64, warm = 1000 }, sse) {
   const server = await httpServer(sse);
   try {

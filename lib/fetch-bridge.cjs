@@ -24,7 +24,14 @@ class FetchBridge {
 
   async fetch({ server, url, method, headers, body, context, redirect }) {
     const userFetch = this.#fetchFor(server, method, headers);
-    const init = { method, headers: new Headers(headers), ...(body ? { body } : {}), ...(redirect === 'manual' ? { redirect } : {}) };
+    const dispatcher = this.#servers[server]?.requestInit?.dispatcher;
+    const init = {
+      method,
+      headers: new Headers(headers),
+      ...(body ? { body } : {}),
+      ...(redirect === 'manual' ? { redirect } : {}),
+      ...(dispatcher != null ? { dispatcher } : {}),
+    };
     const requestContext = context != null ? (this.#contexts.get(context) ?? null) : null;
     let response;
     try {

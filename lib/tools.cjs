@@ -5,6 +5,7 @@ const { randomBytes } = require('node:crypto');
 const { fromNative } = require('./errors.cjs');
 const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-tool-content.cjs');
 const { traceMetaOf } = require('./trace-context.cjs');
+const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
 
 let nextCallId = 1;
 // Progress tokens for calls without a runId: unique per process run, cheap to make per call.
@@ -28,8 +29,8 @@ function buildTool(ctx, entry, session) {
   const annotations = tool.annotations;
   const meta = entry.stampedMeta;
   const outputJsonSchema = rawSchema(tool.outputSchema);
-  const outputValidator =
-    outputJsonSchema && coreTools.toStandardSchema ? coreTools.toStandardSchema(outputJsonSchema) : undefined;
+  // Held by `execute` (through shapeForMastra): the shared entry lives as long as this tool.
+  const outputSchemas = outputJsonSchema ? outputSchemasFor(coreTools, outputJsonSchema, entry.outputSchemaKey) : undefined;
 
   let requireApproval;
   let needsApprovalFn;
@@ -107,8 +108,8 @@ function buildTool(ctx, entry, session) {
       });
     }
     if (shaped.kind === 'structured') {
-      if (outputValidator && coreTools.validateToolOutput) {
-        const validation = coreTools.validateToolOutput(outputValidator, shaped.value, tool.name);
+      if (outputSchemas?.validator && coreTools.validateToolOutput) {
+        const validation = coreTools.validateToolOutput(outputSchemas.validator, shaped.value, tool.name);
         if (validation?.error) return validation.error;
       }
       return attachMcpCallToolContent(shaped.value, shaped.content, shaped.meta ?? undefined);
@@ -121,8 +122,8 @@ function buildTool(ctx, entry, session) {
   const built = coreTools.createTool({
     id: `${server}_${tool.name}`,
     description: tool.description || '',
-    inputSchema: rawSchema(tool.inputSchema) ?? { type: 'object' },
-    outputSchema: outputJsonSchema ? permissiveOutputSchema(outputJsonSchema, coreTools) : undefined,
+    inputSchema: inputSchemaFor(coreTools, rawSchema(tool.inputSchema), entry.inputSchemaKey) ?? { type: 'object' },
+    outputSchema: outputSchemas?.permissive,
     strict: entry.strict,
     ...mcpProps,
     requireApproval,
@@ -138,17 +139,6 @@ function buildTool(ctx, entry, session) {
   });
   if (needsApprovalFn) built.needsApprovalFn = needsApprovalFn;
   return built;
-}
-
-/**
- * The output schema handed to Mastra documents the shape but accepts anything: execute returns
- * the whole CallToolResult when there is no structured content, so validation happens in
- * `shapeForMastra`, on the structured value only.
- */
-function permissiveOutputSchema(jsonSchema, coreTools) {
-  if (!coreTools.toStandardSchema) return jsonSchema;
-  const std = coreTools.toStandardSchema(jsonSchema);
-  return { '~standard': { ...std['~standard'], validate: (value) => ({ value }) } };
 }
 
 function abortError(signal) {

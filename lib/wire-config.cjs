@@ -41,7 +41,11 @@ function toWireDefinition(def) {
     roots: def.roots,
     protocolVersion: def.protocolVersion,
     allowedHosts: def.allowedHosts,
-    customFetch: typeof def.fetch === 'function' || typeof def.eventSourceInit?.fetch === 'function' || undefined,
+    // A `requestInit.dispatcher` (an undici Agent or ProxyAgent: client certificates, a proxy of
+    // the user's) binds identity to connections: such a server's requests go through `fetch` with
+    // it, never through the process's shared connection pool.
+    customFetch:
+      typeof def.fetch === 'function' || typeof def.eventSourceInit?.fetch === 'function' || def.requestInit?.dispatcher != null || undefined,
     oauth: def.authProvider ? true : undefined,
   };
   for (const k of Object.keys(wire)) if (wire[k] === undefined) delete wire[k];

@@ -8,6 +8,7 @@
 //! drained; routing them here too delivered each one twice.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::service::RoleClient;
@@ -31,7 +32,11 @@ pub struct Hook;
 
 impl Layer for Hook {
     fn opened(&self, conn: &Connection, live: &Arc<Live>) {
-        listen(conn, live, &interest(conn));
+        let interest = interest(conn);
+        if !interest.is_empty() {
+            live.want_channel();
+        }
+        listen(conn, live, &interest);
     }
 
     fn renewed(&self, conn: &Connection, live: &Arc<Live>) {
@@ -60,12 +65,22 @@ pub fn interest(conn: &Connection) -> Interest {
     conn.slots().peek::<Wanted>().and_then(|w| w.0.lock().ok().map(|i| i.clone())).unwrap_or_default()
 }
 
+/// How long registering a handler or subscribing waits for a handshake session's channel of
+/// unasked server messages (a Streamable HTTP GET stream) to open.
+const CHANNEL_OPEN_BOUND: Duration = Duration::from_secs(5);
+
 /// A handler for a list's changes was registered: a 2026-07-28 session listens for them
-/// from now on (and so does every later session of this server).
-pub fn want_list_changes(conn: &Connection, kind: ListKind) {
+/// from now on (and so does every later session of this server); a handshake session's channel
+/// for them is opened if it is not yet (see `transport::listener`).
+pub async fn want_list_changes(conn: &Connection, kind: ListKind) {
     let changed = conn.slots().get::<Wanted>().0.lock().is_ok_and(|mut i| i.want(kind));
-    if let (true, Some(live)) = (changed, conn.try_current()) {
-        listen(conn, &live, &interest(conn));
+    let Some(live) = conn.try_current() else { return };
+    if live.is_modern() {
+        if changed {
+            listen(conn, &live, &interest(conn));
+        }
+    } else {
+        live.open_channel(CHANNEL_OPEN_BOUND).await;
     }
 }
 
@@ -83,6 +98,13 @@ pub async fn unsubscribe_resource(conn: &Connection, uri: &str) -> Result<Value>
 async fn resource_subscription(conn: &Connection, uri: &str, subscribe: bool) -> Result<Value> {
     let live = conn.ensure_connected().await?;
     if !live.is_modern() {
+        if let Ok(mut interest) = conn.slots().get::<Wanted>().0.lock() {
+            interest.subscribe(uri, subscribe);
+        }
+        if subscribe {
+            // Updates come as unasked messages: their channel is open before the server is asked.
+            live.open_channel(CHANNEL_OPEN_BOUND).await;
+        }
         let method = if subscribe { "resources/subscribe" } else { "resources/unsubscribe" };
         return input::request(conn, method, json!({ "uri": uri }), RequestOptions::default()).await;
     }

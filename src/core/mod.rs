@@ -19,6 +19,7 @@ pub mod net;
 mod open;
 pub mod registry;
 pub mod results;
+pub mod schema_key;
 pub mod tasks;
 pub mod tool_cache;
 pub mod transport;

@@ -24,8 +24,8 @@ pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
 /// What the host (the node layer) plugs into the core: how HTTP is sent (reqwest, or a custom
 /// `fetch` per server) and the OAuth provider of servers that have one.
 pub struct HostPorts {
-    /// Builds the HTTP backend of one `url` server (each server gets its own, so that its
-    /// pooled connections close when it is disconnected).
+    /// Builds the HTTP backend of one `url` server (by default over the process's shared
+    /// connection pool: credentials ride each request, never the connection).
     pub http: BackendFactory,
     pub custom_fetch: Option<Arc<dyn Fn(&str) -> SharedBackend + Send + Sync>>,
     pub auth_provider: Option<Arc<dyn Fn(&str) -> Arc<dyn AuthProvider> + Send + Sync>>,
@@ -34,8 +34,8 @@ pub struct HostPorts {
 impl HostPorts {
     /// reqwest only, no OAuth.
     pub fn reqwest() -> Result<Self> {
-        // The reqwest client itself is built on a server's first request.
-        let http: BackendFactory = Arc::new(|| Arc::new(ReqwestBackend::new()) as SharedBackend);
+        // The shared reqwest client itself is built on the process's first request.
+        let http: BackendFactory = Arc::new(|| Arc::new(ReqwestBackend::shared()) as SharedBackend);
         Ok(HostPorts { http, custom_fetch: None, auth_provider: None })
     }
 

@@ -1,6 +1,9 @@
 //! Pure shaping of protocol results into what Mastra users see. No I/O here.
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+
+use super::schema_key::schema_key;
 
 /// Joins the text blocks of a `content` array with newlines, trimmed; `None` if there are none.
 pub fn content_text(content: Option<&Value>) -> Option<String> {
@@ -186,29 +189,49 @@ pub fn tool_call_params<'m>(name: &str, args_json: &str, meta_json: Option<&'m s
 }
 
 /// `describe_tool` over a tool's JSON text, as JSON text: the tool itself is copied through
-/// untouched; only its `_meta` is read.
+/// untouched; only its `_meta` and the text of its schemas are read.
 pub fn describe_tool_raw(server: &str, tool: &str) -> String {
     #[derive(serde::Deserialize)]
-    struct MetaOnly {
+    struct Parts<'a> {
         #[serde(rename = "_meta", default)]
         meta: Option<Value>,
+        #[serde(rename = "inputSchema", borrow, default)]
+        input: Option<&'a RawValue>,
+        #[serde(rename = "outputSchema", borrow, default)]
+        output: Option<&'a RawValue>,
     }
-    let meta = serde_json::from_str::<MetaOnly>(tool).ok().and_then(|m| m.meta).filter(|m| !m.is_null());
-    let mut out = String::with_capacity(tool.len() + 16);
+    let parts = serde_json::from_str::<Parts>(tool).ok();
+    let meta = parts.as_ref().and_then(|p| p.meta.as_ref()).filter(|m| !m.is_null());
+    let mut out = String::with_capacity(tool.len() + 128);
     out.push_str("{\"tool\":");
     out.push_str(tool);
-    if let Some(m) = &meta {
+    if let Some(m) = meta {
         out.push_str(",\"stampedMeta\":");
         out.push_str(&stamp_server_id(m, server).to_string());
         if let Some(strict) = strict_flag(Some(m)) {
             out.push_str(if strict { ",\"strict\":true" } else { ",\"strict\":false" });
         }
     }
+    fn schema_text<'a>(raw: Option<&'a RawValue>) -> Option<&'a str> {
+        raw.map(RawValue::get).filter(|t| *t != "null")
+    }
+    if let Some(text) = schema_text(parts.as_ref().and_then(|p| p.input)) {
+        out.push_str(",\"inputSchemaKey\":\"");
+        out.push_str(&schema_key(text));
+        out.push('"');
+    }
+    if let Some(text) = schema_text(parts.as_ref().and_then(|p| p.output)) {
+        out.push_str(",\"outputSchemaKey\":\"");
+        out.push_str(&schema_key(text));
+        out.push('"');
+    }
     out.push('}');
     out
 }
 
-/// A `tools/list` entry plus what the face needs to build a Mastra tool from it.
+/// A `tools/list` entry plus what the face needs to build a Mastra tool from it: the server id
+/// stamped into its `_meta`, its `strict` flag, and the keys of its schemas' text (see
+/// `schema_key`).
 pub fn describe_tool(server: &str, tool: &Value) -> Value {
     let meta = tool.get("_meta");
     let mut out = Map::new();
@@ -218,6 +241,11 @@ pub fn describe_tool(server: &str, tool: &Value) -> Value {
     }
     if let Some(strict) = strict_flag(meta) {
         out.insert("strict".into(), Value::Bool(strict));
+    }
+    for (field, key) in [("inputSchema", "inputSchemaKey"), ("outputSchema", "outputSchemaKey")] {
+        if let Some(schema) = tool.get(field).filter(|s| !s.is_null()) {
+            out.insert(key.into(), Value::String(schema_key(&schema.to_string())));
+        }
     }
     Value::Object(out)
 }

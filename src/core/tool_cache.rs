@@ -63,6 +63,13 @@ fn hears_tool_changes(conn: &Connection, live: &Live) -> bool {
     live.hears_tool_changes() && (!live.is_modern() || listen::interest(conn).tools_list_changed)
 }
 
+/// The cache epoch: moved on by a list change, a new session or a disconnect (`tools_epoch`),
+/// and by every (re)opening of the session's channel for notifications, since a change made
+/// while it was closed was never told.
+fn epoch_of(conn: &Connection, live: &Live) -> u64 {
+    conn.shared().tools_epoch.load(Ordering::SeqCst) + live.channel_openings()
+}
+
 /// The server's tools as the JSON text of an array of `describe_tool` entries, from cache
 /// when nothing invalidated it. Returns the cache epoch too. `meta`: the `_meta` of the
 /// `tools/list` requests, if any are sent (trace context).
@@ -72,7 +79,7 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Arc<
         // Nothing would tell us of a change: list every time, as the anchor does.
         conn.shared().tools_epoch.fetch_add(1, Ordering::SeqCst);
     }
-    let epoch = conn.shared().tools_epoch.load(Ordering::SeqCst);
+    let epoch = epoch_of(conn, &live);
     let cache = conn.slots().get::<ToolCache>();
     if let Ok(listed) = cache.list.lock() {
         if let Some((cached_epoch, tools)) = listed.as_ref() {
@@ -114,8 +121,8 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Arc<
 /// The epoch of the cached tool list if it is current and the session is live.
 pub fn current_tools_epoch(conn: &Connection) -> Option<u64> {
     // A 2026-07-28 session hears of changes only while its `subscriptions/listen` asks.
-    conn.try_current().filter(|live| hears_tool_changes(conn, live))?;
-    let epoch = conn.shared().tools_epoch.load(Ordering::SeqCst);
+    let live = conn.try_current().filter(|live| hears_tool_changes(conn, live))?;
+    let epoch = epoch_of(conn, &live);
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok()?;
     listed.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)

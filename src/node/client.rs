@@ -504,7 +504,7 @@ impl NativeClient {
             "resources" => ListKind::Resources,
             other => return Err(Error::from_reason(format!("unknown list kind {other}"))),
         };
-        listen::want_list_changes(&*self.server(&server)?, kind);
+        listen::want_list_changes(&*self.server(&server)?, kind).await;
         Ok(())
     }
 

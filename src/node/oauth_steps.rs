@@ -33,7 +33,7 @@ fn bad_input(message: impl std::fmt::Display) -> Error {
 /// One shared HTTP client for the standalone OAuth functions (built on first use).
 fn reqwest_backend() -> SharedBackend {
     static BACKEND: OnceLock<SharedBackend> = OnceLock::new();
-    BACKEND.get_or_init(|| Arc::new(ReqwestBackend::new())).clone()
+    BACKEND.get_or_init(|| Arc::new(ReqwestBackend::shared())).clone()
 }
 
 /// A user's `fetch` through the fetch bridge, or our own HTTP client. OAuth helpers called on

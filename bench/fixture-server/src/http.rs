@@ -206,7 +206,9 @@ fn post(shared: &Shared, req: &Request) -> Response {
     };
     let initialize = messages.iter().any(|m| m.get("method").and_then(Value::as_str) == Some("initialize"));
     let mut new_session = None;
-    if initialize {
+    if shared.server.is_stateless(&messages) {
+        // A 2026-07-28 request (dual-era only): no session, each request stands alone.
+    } else if initialize {
         let id = format!("{:x}-{}", std::process::id(), shared.next_session.fetch_add(1, Ordering::Relaxed));
         lock(&shared.sessions).insert(id.clone());
         new_session = Some(id);

@@ -38,6 +38,17 @@ impl Server {
         }
     }
 
+    /// Whether these messages are 2026-07-28 requests (dual-era only), which need no session:
+    /// `server/discover`, or requests whose `_meta` names that revision.
+    pub fn is_stateless(&self, messages: &[Value]) -> bool {
+        self.dual_era
+            && !messages.is_empty()
+            && messages.iter().all(|m| {
+                m.get("method").and_then(Value::as_str) == Some("server/discover")
+                    || m.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str) == Some(MODERN_VERSION)
+            })
+    }
+
     pub fn handle(&self, msg: &Value) -> Outcome {
         let (Some(method), Some(id)) = (msg.get("method").and_then(Value::as_str), msg.get("id")) else {
             return Outcome::Nothing;

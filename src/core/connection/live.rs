@@ -15,6 +15,7 @@ use crate::core::handler::{declare_tasks_extension, declares_tasks_extension, Ha
 use crate::core::open::{open_session, Remote, Service};
 use crate::core::transport::envelope::Envelope;
 use crate::core::transport::lane::Lane;
+use crate::core::transport::listener::Listener;
 
 /// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,9 +32,11 @@ pub struct Live {
     pub(super) lane: Option<Arc<Lane>>,
     /// A 2026-07-28 session (no handshake): notifications come through `subscriptions/listen`.
     modern: bool,
-    /// Whether a change of the server's tool list reaches us (it announces `tools.listChanged`
+    /// Whether a change of the server's tool list can reach us (it announces `tools.listChanged`
     /// and the session has a channel for it), so that a listed catalog may be reused until then.
     hears_tool_changes: bool,
+    /// A Streamable HTTP handshake session's GET stream, which carries that channel only while open.
+    listener: Option<Listener>,
     /// Per-session state of the layers above the connection (a `subscriptions/listen` stream).
     pub slots: Slots,
 }
@@ -50,9 +53,35 @@ impl Live {
     }
 
     /// Whether the server announces `tools.listChanged` and the session has a channel on which
-    /// that notification can arrive.
+    /// that notification can arrive now (a Streamable HTTP session: while its GET stream is open).
     pub fn hears_tool_changes(&self) -> bool {
-        self.hears_tool_changes
+        self.hears_tool_changes && self.listener.as_ref().is_none_or(Listener::is_open)
+    }
+
+    /// How many times the channel for unasked server messages (re)opened: anything learned
+    /// before the latest opening may have missed a notification. 0 where it is always open.
+    pub fn channel_openings(&self) -> u64 {
+        self.listener.as_ref().map_or(0, Listener::openings)
+    }
+
+    /// Asks for the channel of unasked server messages now, without waiting for it.
+    pub fn want_channel(&self) {
+        if let (Some(listener), false) = (&self.listener, self.modern) {
+            listener.want();
+        }
+    }
+
+    /// Asks for the channel of unasked server messages now (a Streamable HTTP handshake
+    /// session's GET stream) and waits, at most `bound`, until it is open; whether it is (always
+    /// for stdio and SSE; 2026-07-28 sessions use `subscriptions/listen` instead).
+    pub async fn open_channel(&self, bound: Duration) -> bool {
+        match (&self.listener, self.modern) {
+            (Some(listener), false) if self.session_id().is_some() => {
+                listener.want();
+                listener.until_open(bound).await
+            }
+            _ => true,
+        }
     }
 
     /// The session's rmcp peer.
@@ -123,6 +152,7 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
         protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         http_session: opened.http_session,
+        listener: opened.listener,
         // A 2026-07-28 request carries the client's context in `_meta`, as rmcp's peer adds it
         // to its own requests: the lane writes the same, from the info this session opened with.
         lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, &shared, info.as_deref()))),

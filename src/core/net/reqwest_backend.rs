@@ -1,34 +1,73 @@
 //! The default backend: reqwest over rustls, redirects left to the policy layer.
+//!
+//! Every `url` server of every `MCPClient` in the process shares one reqwest client
+//! ([`ReqwestBackend::shared`]): one TLS configuration and root store, and one pool of
+//! keep-alive connections per origin. That is safe because nothing of a user rides the
+//! connection: credentials (headers, tokens) and the session id go on every request. Idle pooled
+//! connections close after [`POOL_IDLE_TIMEOUT`]; a request cancelled mid-way (a disconnect)
+//! takes its connection down with it rather than returning it to the pool.
+//! [`ReqwestBackend::own`] is a client of one server's own (its pool closes with `release()`).
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::StreamExt;
 
 use super::{HttpBackend, HttpRequest, HttpResponse, NetError};
 
-/// One server's reqwest client, built on first use. `release()` drops it, and with it its
-/// connection pool: idle keep-alive sockets close at once (requests still in flight keep their
-/// own handle and finish). The next request builds a fresh client.
-#[derive(Default)]
+/// How long a pooled keep-alive connection may sit unused before it is closed.
+pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// At most this many idle connections are kept per origin (a burst does not leave hundreds open).
+const POOL_MAX_IDLE_PER_ORIGIN: usize = 32;
+
+fn build_client() -> Result<reqwest::Client, NetError> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+        .pool_max_idle_per_host(POOL_MAX_IDLE_PER_ORIGIN)
+        .build()
+        .map_err(|e| NetError::Connect(format!("could not build the HTTP client: {e}")))
+}
+
+/// The process's shared client, built on first use.
+fn process_client() -> Result<reqwest::Client, NetError> {
+    static CLIENT: OnceLock<Result<reqwest::Client, NetError>> = OnceLock::new();
+    CLIENT.get_or_init(build_client).clone()
+}
+
+/// A reqwest client: the process's shared one, or one of its own built on first use.
 pub struct ReqwestBackend {
-    client: Mutex<Option<reqwest::Client>>,
+    /// `None` for the shared client.
+    own: Option<Mutex<Option<reqwest::Client>>>,
+}
+
+impl Default for ReqwestBackend {
+    fn default() -> Self {
+        ReqwestBackend::shared()
+    }
 }
 
 impl ReqwestBackend {
-    pub fn new() -> Self {
-        ReqwestBackend { client: Mutex::new(None) }
+    /// A backend over the process's shared client and connection pool.
+    pub fn shared() -> Self {
+        ReqwestBackend { own: None }
+    }
+
+    /// A backend with a client and pool of its own: `release()` drops them, so idle keep-alive
+    /// sockets close at once (requests in flight keep their own handle and finish); the next
+    /// request builds a fresh client.
+    pub fn own() -> Self {
+        ReqwestBackend { own: Some(Mutex::new(None)) }
     }
 
     fn client(&self) -> Result<reqwest::Client, NetError> {
-        let mut slot = self.client.lock().map_err(|_| NetError::Connect("the HTTP client lock is poisoned".into()))?;
+        let Some(own) = &self.own else { return process_client() };
+        let mut slot = own.lock().map_err(|_| NetError::Connect("the HTTP client lock is poisoned".into()))?;
         if let Some(client) = slot.as_ref() {
             return Ok(client.clone());
         }
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| NetError::Connect(format!("could not build the HTTP client: {e}")))?;
+        let client = build_client()?;
         *slot = Some(client.clone());
         Ok(client)
     }
@@ -87,8 +126,10 @@ impl HttpBackend for ReqwestBackend {
         false
     }
 
+    /// The shared pool is not this server's to close (its idle connections time out); an own
+    /// client is dropped.
     fn release(&self) {
-        if let Ok(mut slot) = self.client.lock() {
+        if let Some(Ok(mut slot)) = self.own.as_ref().map(Mutex::lock) {
             slot.take();
         }
     }

@@ -20,6 +20,7 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::NetClient;
 use super::transport::observed::Observed;
+use super::transport::listener::Listener;
 use super::transport::streamable::McpHttp;
 use super::transport::lane::Lane;
 use super::transport::pipe::PipeTransport;
@@ -47,6 +48,8 @@ pub struct Opened {
     pub lane: Option<Arc<Lane>>,
     /// A 2026-07-28 session (no handshake).
     pub modern: bool,
+    /// When a Streamable HTTP session's GET stream goes out; `None` for stdio and SSE.
+    pub listener: Option<Listener>,
 }
 
 /// Whether the next session of this server starts stateless (2026-07-28 pinned or learned, no
@@ -147,7 +150,7 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
         Start::Handshake | Start::Discover => handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await,
     };
     let service = service.map_err(|f| f.error)?;
-    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false })
+    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None })
 }
 
 /// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
@@ -177,8 +180,9 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     // One budget for the whole connect, the Streamable HTTP attempt and the SSE fallback alike.
     let budget = Budget::new(request_timeout_ms.max(spec.connect_timeout_ms));
     let session = Arc::new(Mutex::new(None));
+    let listener = Listener::default();
     let before = era::start(&handler.shared);
-    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
+    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &listener, &budget).await?;
     if let Err(first) = &attempt {
         // A server of the handshake era may refuse `server/discover` before `initialize` at the
         // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is
@@ -190,7 +194,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         }
         if era::learned(&before, &handler.shared) {
             handler.shared.diagnostic("debug", format!("Protocol start failed ({}); starting again", first.error.message));
-            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &budget).await?;
+            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &listener, &budget).await?;
             if attempt.is_err() {
                 era::forget(&handler.shared);
             }
@@ -198,7 +202,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     }
     let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
-        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None, modern: false }),
+        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener) }),
         // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
         Err(first) if first.falls_back && !pinned_modern => {
             handler.shared.diagnostic(
@@ -223,6 +227,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
 }
 
 /// One Streamable HTTP connect. The outer error is final (OAuth could not even start).
+#[allow(clippy::too_many_arguments)]
 async fn open_streamable(
     name: &str,
     spec: &HttpSpec,
@@ -230,9 +235,15 @@ async fn open_streamable(
     oauth: &Option<Arc<OAuthSession>>,
     net: &NetClient,
     session: &Arc<Mutex<Option<String>>>,
+    listener: &Listener,
     budget: &Budget,
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
-    let http = McpHttp { net: net.clone(), session: session.clone(), scope_refusal: super::auth::challenge::scope_refusal, streams: Default::default() };
+    let http = McpHttp {
+        net: net.clone(),
+        session: session.clone(),
+        scope_refusal: super::auth::challenge::scope_refusal,
+        listener: listener.clone(),
+    };
     let shared = handler.shared.clone();
     let start = era::start(&shared);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
@@ -279,7 +290,7 @@ async fn open_sse(
             .map_err(|e| classify(name, &e))
     };
     match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false }),
+        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None }),
         Ok(Err(f)) => Err(f),
         Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
     }

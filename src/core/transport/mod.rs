@@ -5,6 +5,7 @@ pub mod process_group;
 #[cfg(unix)]
 pub mod watchdog;
 pub mod streamable;
+pub mod listener;
 pub mod sse;
 pub mod observed;
 pub mod envelope;

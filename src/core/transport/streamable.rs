@@ -18,6 +18,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use sse_stream::{Sse, SseStream};
 
 use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
+use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 
 const JSON_LIMIT: usize = 256 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -40,47 +41,8 @@ pub struct McpHttp {
     pub session: Arc<Mutex<Option<String>>>,
     /// Tells a 403 that asks for more scope from any other 403.
     pub scope_refusal: ScopeRefusal,
-    /// The GET streams of this session still open (see `delete_session`).
-    pub streams: OpenStreams,
-}
-
-/// Counts a session's open GET streams, so that DELETE waits for them to close.
-#[derive(Clone, Default)]
-pub struct OpenStreams(Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>);
-
-/// One open GET stream: closed when dropped (with the stream that holds it).
-struct StreamGuard(OpenStreams);
-
-impl Drop for StreamGuard {
-    fn drop(&mut self) {
-        let (open, closed) = &*(self.0).0;
-        open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        closed.notify_waiters();
-    }
-}
-
-impl OpenStreams {
-    fn open(&self) -> StreamGuard {
-        self.0 .0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        StreamGuard(self.clone())
-    }
-
-    /// Waits (at most `bound`) until no stream is open; whether one was open when called.
-    async fn closed(&self, bound: std::time::Duration) -> bool {
-        let (open, closed) = &*self.0;
-        let had = open.load(std::sync::atomic::Ordering::SeqCst) > 0;
-        let _ = tokio::time::timeout(bound, async {
-            loop {
-                let notified = closed.notified();
-                if open.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-                    return;
-                }
-                notified.await;
-            }
-        })
-        .await;
-        had
-    }
+    /// When the session's GET stream goes out, and the streams open (see `listener`).
+    pub listener: Listener,
 }
 
 /// How long DELETE waits for the session's GET stream to close.
@@ -194,6 +156,8 @@ impl StreamableHttpClient for McpHttp {
         req.set_header("accept", "application/json, text/event-stream");
         req.set_header("content-type", "application/json");
         req.body = Some(Bytes::from(serde_json::to_vec(&message)?));
+        // The session is not quiet while a POST runs (its event stream included).
+        let in_flight = self.listener.post_started();
         let response = self.send(req).await?;
         let status = response.status;
         if status == 202 || status == 204 || (!expects_answer && (200..300).contains(&status)) {
@@ -218,7 +182,11 @@ impl StreamableHttpClient for McpHttp {
         let content_type = response.header("content-type").map(str::to_string);
         let session = response.header(SESSION_HEADER).map(str::to_string);
         if is_media(content_type.as_deref(), "text/event-stream") {
-            return Ok(StreamableHttpPostResponse::Sse(sse_events(response), session));
+            let events = sse_events(response).map(move |event| {
+                let _in_flight = &in_flight;
+                event
+            });
+            return Ok(StreamableHttpPostResponse::Sse(events.boxed(), session));
         }
         if is_media(content_type.as_deref(), "application/json") {
             let body = response.bytes(JSON_LIMIT).await.map_err(StreamableHttpError::Client)?;
@@ -249,7 +217,7 @@ impl StreamableHttpClient for McpHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<()> {
-        if self.streams.closed(STREAMS_CLOSE_BOUND).await {
+        if self.listener.until_closed(STREAMS_CLOSE_BOUND).await {
             tokio::time::sleep(SERVER_SEES_CLOSE).await;
         }
         let req = self.request("DELETE", &uri, Some(&session_id), auth_header, custom_headers)?;
@@ -268,6 +236,10 @@ impl StreamableHttpClient for McpHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+        // The session's own stream waits until something needs it (a resumed one does not).
+        if last_event_id.is_none() {
+            self.listener.until_wanted(QUIET_BEFORE_LISTENING).await;
+        }
         let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.set_header("accept", "text/event-stream");
         if let Some(id) = last_event_id {
@@ -275,15 +247,18 @@ impl StreamableHttpClient for McpHttp {
         }
         let response = self.send(req).await?;
         if response.status == 405 {
+            self.listener.stream_refused();
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
         if !(200..300).contains(&response.status) {
+            self.listener.stream_refused();
             return Err(status_error(response, self.scope_refusal).await);
         }
         if !is_media(response.header("content-type"), "text/event-stream") {
+            self.listener.stream_refused();
             return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
         }
-        let open = self.streams.open();
+        let open = self.listener.stream_opened();
         Ok(sse_events(response)
             .map(move |event| {
                 let _open = &open;

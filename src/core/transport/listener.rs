@@ -1,0 +1,202 @@
+//! When a Streamable HTTP session's standalone GET stream (the server's messages outside any
+//! request) goes out. rmcp asks for it right after the handshake, beside the session's first
+//! request; sent then, it takes a connection of its own before anything needs it, and a
+//! short-lived client (list, one call, disconnect) never reads a byte of it. So the GET waits
+//! until something wants it ([`Listener::want`]: a list-changed handler, a resource
+//! subscription) or until the session has been quiet for [`QUIET_BEFORE_LISTENING`] (no request
+//! in flight, none started), so that a long-lived client still hears what servers push unasked.
+//!
+//! It also counts the open GET streams (DELETE waits for them to close) and how many times one
+//! opened: whatever was learned before the latest opening could have missed a notification.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+/// How long a session must be quiet before its GET stream goes out unasked.
+pub const QUIET_BEFORE_LISTENING: Duration = Duration::from_millis(200);
+
+#[derive(Default)]
+struct State {
+    /// Something needs the server's unasked messages: send the GET now.
+    wanted: AtomicBool,
+    /// POSTs of the session in flight, and how many ever started.
+    in_flight: AtomicUsize,
+    started: AtomicU64,
+    /// GET streams open now, and how many times one opened.
+    open: AtomicUsize,
+    openings: AtomicU64,
+    /// The server answered the GET with something other than a stream (405: it has none).
+    refused: AtomicBool,
+    changed: Notify,
+}
+
+/// One session's GET-stream gate (cheap to clone; clones share it).
+#[derive(Clone, Default)]
+pub struct Listener(Arc<State>);
+
+/// A POST in flight: counted until dropped.
+pub struct InFlight(Listener);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        (self.0).0.in_flight.fetch_sub(1, Ordering::SeqCst);
+        (self.0).0.changed.notify_waiters();
+    }
+}
+
+/// An open GET stream: counted until dropped (with the stream that holds it).
+pub struct OpenStream(Listener);
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        (self.0).0.open.fetch_sub(1, Ordering::SeqCst);
+        (self.0).0.changed.notify_waiters();
+    }
+}
+
+impl Listener {
+    /// Counts a POST until the returned guard drops.
+    pub fn post_started(&self) -> InFlight {
+        self.0.started.fetch_add(1, Ordering::SeqCst);
+        self.0.in_flight.fetch_add(1, Ordering::SeqCst);
+        InFlight(self.clone())
+    }
+
+    /// Counts an open GET stream until the returned guard drops.
+    pub fn stream_opened(&self) -> OpenStream {
+        self.0.open.fetch_add(1, Ordering::SeqCst);
+        self.0.openings.fetch_add(1, Ordering::SeqCst);
+        self.0.changed.notify_waiters();
+        OpenStream(self.clone())
+    }
+
+    /// The server has no GET stream to give (it answered 405 or with no event stream).
+    pub fn stream_refused(&self) {
+        self.0.refused.store(true, Ordering::SeqCst);
+        self.0.changed.notify_waiters();
+    }
+
+    /// Asks for the GET stream now.
+    pub fn want(&self) {
+        self.0.wanted.store(true, Ordering::SeqCst);
+        self.0.changed.notify_waiters();
+    }
+
+    /// Whether a GET stream is open now.
+    pub fn is_open(&self) -> bool {
+        self.0.open.load(Ordering::SeqCst) > 0
+    }
+
+    /// How many times a GET stream opened.
+    pub fn openings(&self) -> u64 {
+        self.0.openings.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the GET may go out: wanted, or the session quiet for `quiet`.
+    pub async fn until_wanted(&self, quiet: Duration) {
+        loop {
+            let changed = self.0.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if self.0.wanted.load(Ordering::SeqCst) {
+                return;
+            }
+            if self.0.in_flight.load(Ordering::SeqCst) > 0 {
+                changed.await;
+                continue;
+            }
+            let started = self.0.started.load(Ordering::SeqCst);
+            tokio::select! {
+                _ = tokio::time::sleep(quiet) => {
+                    if self.0.in_flight.load(Ordering::SeqCst) == 0 && self.0.started.load(Ordering::SeqCst) == started {
+                        return;
+                    }
+                }
+                _ = &mut changed => {}
+            }
+        }
+    }
+
+    /// Waits (at most `bound`) until a GET stream is open, or the server refused one; whether one is open.
+    pub async fn until_open(&self, bound: Duration) -> bool {
+        let _ = tokio::time::timeout(bound, async {
+            loop {
+                let changed = self.0.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if self.is_open() || self.0.refused.load(Ordering::SeqCst) {
+                    return;
+                }
+                changed.await;
+            }
+        })
+        .await;
+        self.is_open()
+    }
+
+    /// Waits (at most `bound`) until no GET stream is open; whether one was open when called.
+    pub async fn until_closed(&self, bound: Duration) -> bool {
+        let had = self.is_open();
+        let _ = tokio::time::timeout(bound, async {
+            loop {
+                let changed = self.0.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if !self.is_open() {
+                    return;
+                }
+                changed.await;
+            }
+        })
+        .await;
+        had
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_stream_waits_while_requests_run_and_goes_out_after_a_quiet_spell() {
+        let listener = Listener::default();
+        let post = listener.post_started();
+        let waiting = tokio::spawn({
+            let l = listener.clone();
+            async move { l.until_wanted(QUIET_BEFORE_LISTENING).await }
+        });
+        tokio::time::sleep(QUIET_BEFORE_LISTENING * 5).await;
+        assert!(!waiting.is_finished(), "a request in flight holds the stream back");
+        drop(post);
+        // A request that starts during the quiet spell starts the spell again.
+        tokio::time::sleep(QUIET_BEFORE_LISTENING / 2).await;
+        drop(listener.post_started());
+        tokio::time::sleep(QUIET_BEFORE_LISTENING * 3 / 4).await;
+        assert!(!waiting.is_finished(), "the quiet spell restarts after a request");
+        tokio::time::sleep(QUIET_BEFORE_LISTENING).await;
+        assert!(waiting.is_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn wanting_the_stream_sends_it_at_once_and_openings_are_counted() {
+        let listener = Listener::default();
+        let _post = listener.post_started();
+        let waiting = tokio::spawn({
+            let l = listener.clone();
+            async move { l.until_wanted(QUIET_BEFORE_LISTENING).await }
+        });
+        tokio::task::yield_now().await;
+        listener.want();
+        tokio::time::timeout(Duration::from_millis(1), waiting).await.expect("wanted: no wait").expect("joined");
+        assert!(!listener.is_open());
+        let open = listener.stream_opened();
+        assert!(listener.is_open() && listener.openings() == 1);
+        assert!(listener.until_open(Duration::from_secs(1)).await);
+        drop(open);
+        assert!(!listener.is_open());
+        assert!(!listener.until_closed(Duration::from_secs(1)).await, "none was open");
+    }
+}
