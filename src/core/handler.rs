@@ -83,6 +83,10 @@ pub struct HandlerShared {
     pub legacy_era: AtomicBool,
     /// Set once this server answered `server/discover`: later connects skip the fallback.
     pub modern_era: AtomicBool,
+    /// A `url` server's URL: what this process learned of its era holds for every client.
+    pub endpoint: Option<String>,
+    /// This server's last `server/discover` answer, reused by later sessions.
+    pub last_discover: crate::core::era::known::LastDiscover,
 }
 
 impl HandlerShared {
@@ -107,6 +111,11 @@ impl HandlerShared {
             pinned_version: config.protocol_version.clone(),
             legacy_era: AtomicBool::new(false),
             modern_era: AtomicBool::new(false),
+            endpoint: match &config.spec {
+                Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.as_str().to_string()),
+                _ => None,
+            },
+            last_discover: Default::default(),
         }
     }
 

@@ -62,7 +62,8 @@ impl Server {
                 &json!({
                     "supportedVersions": [MODERN_VERSION, LATEST_VERSION],
                     "capabilities": { "tools": { "listChanged": true } },
-                    "ttlMs": 0,
+                    // The same for every user, and for a minute: a client may reuse it (MCP 2026-07-28 caching).
+                    "ttlMs": 60000,
                     "cacheScope": "public",
                     "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "bench-fixture", "version": env!("CARGO_PKG_VERSION") } },
                 }),

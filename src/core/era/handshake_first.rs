@@ -52,7 +52,7 @@ impl<T> HandshakeFirst<T> {
     }
 }
 
-fn with_id(message: RxJsonRpcMessage<RoleClient>, id: RequestId) -> RxJsonRpcMessage<RoleClient> {
+pub(super) fn with_id(message: RxJsonRpcMessage<RoleClient>, id: RequestId) -> RxJsonRpcMessage<RoleClient> {
     match message {
         JsonRpcMessage::Response(mut r) => {
             r.id = id;
@@ -67,7 +67,7 @@ fn with_id(message: RxJsonRpcMessage<RoleClient>, id: RequestId) -> RxJsonRpcMes
 }
 
 /// The id a response or error answers (`None` for anything else, or an error without an id).
-fn answered_id(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
+pub(super) fn answered_id(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
     match message {
         JsonRpcMessage::Response(r) => Some(&r.id),
         JsonRpcMessage::Error(e) => e.id.as_ref(),

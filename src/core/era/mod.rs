@@ -7,9 +7,12 @@
 //! - `'2026-07-28'`: `server/discover` only; `'legacy'` or a handshake revision: the handshake only.
 //!
 //! Either negotiated start is remembered per server: the next connect goes straight to the era
-//! this server answered with (a server that refused the probe: the handshake first).
+//! this server answered with (a server that refused the probe: the handshake first). A URL that
+//! answered as a 2026-07-28 server is one for every client of the process, and a `server/discover`
+//! answer is reused as far as it allows ([`known`]).
 
 pub mod handshake_first;
+pub mod known;
 pub mod probe_window;
 
 use std::sync::atomic::Ordering;
@@ -64,7 +67,9 @@ pub fn start(shared: &HandlerShared) -> Start {
         // server sees only the handshake, and a modern-only one (say, slow to start the first
         // time) still refuses it and gets `server/discover`.
         _ if negotiated && shared.legacy_era.load(Ordering::SeqCst) => Start::HandshakeFirst,
-        _ if negotiated && shared.modern_era.load(Ordering::SeqCst) => Start::Discover,
+        _ if negotiated && (shared.modern_era.load(Ordering::SeqCst) || shared.endpoint.as_deref().is_some_and(known::modern_endpoint)) => {
+            Start::Discover
+        }
         Some(AUTO) => Start::Probe,
         None => Start::HandshakeFirst,
         _ => Start::Handshake,
@@ -75,6 +80,9 @@ pub fn start(shared: &HandlerShared) -> Start {
 pub fn remember(shared: &HandlerShared, modern: bool) {
     let flag = if modern { &shared.modern_era } else { &shared.legacy_era };
     flag.store(true, Ordering::SeqCst);
+    if let Some(url) = &shared.endpoint {
+        known::set_modern_endpoint(url, modern);
+    }
 }
 
 /// What a failed `'auto'` start says about the server's era (the caller then retries once, on a
@@ -117,6 +125,10 @@ pub fn http_refuses_handshake(status: Option<u16>, body: &str) -> bool {
 pub fn forget(shared: &HandlerShared) {
     shared.legacy_era.store(false, Ordering::SeqCst);
     shared.modern_era.store(false, Ordering::SeqCst);
+    shared.last_discover.clear();
+    if let Some(url) = &shared.endpoint {
+        known::set_modern_endpoint(url, false);
+    }
 }
 
 /// Whether a failed start under `before` taught us something about the era, so that one more

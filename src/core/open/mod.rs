@@ -14,7 +14,7 @@ mod failure;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
-use super::era::{self, handshake_first::HandshakeFirst, probe_window::ProbeWindow, Start};
+use super::era::{self, handshake_first::HandshakeFirst, known::{Endpoint, ReuseDiscover}, probe_window::ProbeWindow, Start};
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
@@ -147,7 +147,10 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
             let window = ProbeWindow::new(transport, Box::new(move || writer.unread()));
             handshake(name, handler, window, &start, lifecycle, request_timeout_ms, budget).await
         }
-        Start::Handshake | Start::Discover => handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await,
+        Start::Handshake | Start::Discover => {
+            let transport = ReuseDiscover::new(transport, shared.clone(), None);
+            handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await
+        }
     };
     let service = service.map_err(|f| f.error)?;
     Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None })
@@ -246,6 +249,7 @@ async fn open_streamable(
     };
     let shared = handler.shared.clone();
     let start = era::start(&shared);
+    let endpoint = Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
     // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
     let lifecycle = if start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
@@ -256,11 +260,11 @@ async fn open_streamable(
                 falls_back: false,
                 auth: None,
             })?;
-            let transport = streamable::transport(&spec.url, client);
+            let transport = ReuseDiscover::new(streamable::transport(&spec.url, client), shared.clone(), endpoint);
             handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }
         None => {
-            let transport = streamable::transport(&spec.url, http);
+            let transport = ReuseDiscover::new(streamable::transport(&spec.url, http), shared.clone(), endpoint);
             handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }
     })

@@ -1,0 +1,282 @@
+//! What is known of a server's era beyond one session:
+//! - **per process, per URL** ([`modern_endpoint`]): a URL that answered as a 2026-07-28 server is
+//!   one (it is a property of the endpoint, not of the user: SPEC 14.1), so the next client of it
+//!   starts with `server/discover`, with no refused handshake first;
+//! - **its `server/discover` answer** ([`ReuseDiscover`], a transport layer under a discovering
+//!   start): a client that connects again (after `disconnect()`, a reconnect or a failure)
+//!   reuses the answer its server gave it, sending no second probe (as `@mastra/mcp` 2.0); another
+//!   client of the same URL reuses it while the answer says it may — `cacheScope: "public"`, or
+//!   `"private"` with the very same configured headers — and for no longer than its `ttlMs`.
+//!   A server whose credentials are not all in its headers (OAuth, a custom `fetch`) shares nothing.
+//!
+//! Process-wide entries are bounded ([`MAX_ENDPOINTS`]): a process that makes a million per-user
+//! clients holds what its busiest endpoints need.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::Value;
+
+use crate::core::handler::HandlerShared;
+use crate::core::schema_key::schema_key;
+
+/// At most this many URLs are remembered per process (each map); the oldest go first.
+pub const MAX_ENDPOINTS: usize = 1024;
+
+/// A bounded map, oldest entries dropped first.
+struct Bounded<V> {
+    map: HashMap<String, V>,
+    order: VecDeque<String>,
+}
+
+impl<V> Bounded<V> {
+    fn new() -> Self {
+        Bounded { map: HashMap::new(), order: VecDeque::new() }
+    }
+
+    fn insert(&mut self, key: String, value: V) {
+        if self.map.insert(key.clone(), value).is_none() {
+            self.order.push_back(key);
+        }
+        while self.map.len() > MAX_ENDPOINTS {
+            match self.order.pop_front() {
+                Some(oldest) => {
+                    self.map.remove(&oldest);
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &str) {
+        if self.map.remove(key).is_some() {
+            self.order.retain(|k| k != key);
+        }
+    }
+}
+
+fn modern_endpoints() -> &'static Mutex<Bounded<()>> {
+    static MAP: OnceLock<Mutex<Bounded<()>>> = OnceLock::new();
+    MAP.get_or_init(|| Mutex::new(Bounded::new()))
+}
+
+/// Whether this process has seen `url` answer as a 2026-07-28 server.
+pub fn modern_endpoint(url: &str) -> bool {
+    modern_endpoints().lock().is_ok_and(|m| m.map.contains_key(url))
+}
+
+/// Records (or, with `false`, forgets) that `url` answers as a 2026-07-28 server.
+pub fn set_modern_endpoint(url: &str, modern: bool) {
+    if let Ok(mut m) = modern_endpoints().lock() {
+        if modern {
+            m.insert(url.to_string(), ());
+        } else {
+            m.remove(url);
+        }
+    }
+}
+
+/// A `server/discover` answer that other clients may reuse until `fresh_until`.
+struct Shared {
+    answer: RxJsonRpcMessage<RoleClient>,
+    fresh_until: Instant,
+}
+
+fn shared_answers() -> &'static Mutex<Bounded<Shared>> {
+    static MAP: OnceLock<Mutex<Bounded<Shared>>> = OnceLock::new();
+    MAP.get_or_init(|| Mutex::new(Bounded::new()))
+}
+
+/// Where a server's discover answers may be shared: its URL and, for a `"private"` answer, a
+/// key of the credentials its requests carry (the configured headers). `None`: not shared.
+#[derive(Clone)]
+pub struct Endpoint {
+    url: String,
+    credentials: String,
+}
+
+impl Endpoint {
+    /// `headers`: the server's configured headers; `opaque_credentials`: its requests may carry
+    /// credentials not among them (OAuth tokens, a custom `fetch`): it shares nothing.
+    pub fn new(url: &url::Url, headers: &[(String, String)], opaque_credentials: bool) -> Option<Self> {
+        if opaque_credentials {
+            return None;
+        }
+        let mut sorted: Vec<(String, &str)> = headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.as_str())).collect();
+        sorted.sort();
+        let text = serde_json::to_string(&sorted).unwrap_or_default();
+        Some(Endpoint { url: url.as_str().to_string(), credentials: schema_key(&text) })
+    }
+
+    fn key(&self, public: bool) -> String {
+        if public {
+            format!("public {}", self.url)
+        } else {
+            format!("private {} {}", self.credentials, self.url)
+        }
+    }
+}
+
+fn lookup(endpoint: &Endpoint) -> Option<RxJsonRpcMessage<RoleClient>> {
+    let answers = shared_answers().lock().ok()?;
+    let now = Instant::now();
+    [true, false]
+        .into_iter()
+        .filter_map(|public| answers.map.get(&endpoint.key(public)))
+        .find(|s| s.fresh_until > now)
+        .map(|s| s.answer.clone())
+}
+
+/// Offers an answer for sharing, as far as its `cacheScope` and `ttlMs` allow.
+fn offer(endpoint: &Endpoint, answer: &RxJsonRpcMessage<RoleClient>) {
+    let JsonRpcMessage::Response(response) = answer else { return };
+    let Ok(result) = serde_json::to_value(&response.result) else { return };
+    let ttl = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+    if ttl == 0 {
+        return;
+    }
+    let public = result.get("cacheScope").and_then(Value::as_str) == Some("public");
+    if let Ok(mut answers) = shared_answers().lock() {
+        let fresh_until = Instant::now() + Duration::from_millis(ttl);
+        answers.insert(endpoint.key(public), Shared { answer: answer.clone(), fresh_until });
+    }
+}
+
+/// The answer this client's server gave its last `server/discover` (kept across sessions,
+/// cleared when the era is forgotten).
+#[derive(Default)]
+pub struct LastDiscover(Mutex<Option<RxJsonRpcMessage<RoleClient>>>);
+
+impl LastDiscover {
+    fn get(&self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        self.0.lock().ok().and_then(|a| a.clone())
+    }
+
+    fn set(&self, answer: RxJsonRpcMessage<RoleClient>) {
+        if let Ok(mut a) = self.0.lock() {
+            *a = Some(answer);
+        }
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut a) = self.0.lock() {
+            *a = None;
+        }
+    }
+}
+
+/// A transport layer under a discovering start: answers rmcp's `server/discover` from what is
+/// known (see the module docs) without sending it, else sends it and remembers the answer.
+pub struct ReuseDiscover<T> {
+    inner: T,
+    shared: Arc<HandlerShared>,
+    endpoint: Option<Endpoint>,
+    /// Answers made up for rmcp, returned before anything else is read.
+    pending: VecDeque<RxJsonRpcMessage<RoleClient>>,
+    /// The id of the `server/discover` that went out, until it is answered.
+    outstanding: Option<RequestId>,
+}
+
+impl<T> ReuseDiscover<T> {
+    pub fn new(inner: T, shared: Arc<HandlerShared>, endpoint: Option<Endpoint>) -> Self {
+        ReuseDiscover { inner, shared, endpoint, pending: VecDeque::new(), outstanding: None }
+    }
+}
+
+fn discover_id(message: &TxJsonRpcMessage<RoleClient>) -> Option<RequestId> {
+    match message {
+        JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::DiscoverRequest(_)) => Some(r.id.clone()),
+        _ => None,
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
+    type Error = T::Error;
+
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        use futures::future::Either;
+        if let Some(id) = discover_id(&item) {
+            let known = self.shared.last_discover.get().or_else(|| self.endpoint.as_ref().and_then(lookup));
+            if let Some(answer) = known {
+                tracing::debug!(server = %self.shared.server, "server/discover answered from what this server said before");
+                self.pending.push_back(super::handshake_first::with_id(answer, id));
+                return Either::Left(std::future::ready(Ok(())));
+            }
+            self.outstanding = Some(id);
+        }
+        Either::Right(self.inner.send(item))
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        if let Some(made_up) = self.pending.pop_front() {
+            return Some(made_up);
+        }
+        let message = self.inner.receive().await?;
+        if self.outstanding.is_some() && super::handshake_first::answered_id(&message) == self.outstanding.as_ref() {
+            self.outstanding = None;
+            if matches!(message, JsonRpcMessage::Response(_)) {
+                self.shared.last_discover.set(message.clone());
+                if let Some(endpoint) = &self.endpoint {
+                    offer(endpoint, &message);
+                }
+            }
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(ttl: u64, scope: &str) -> RxJsonRpcMessage<RoleClient> {
+        serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0", "id": 1,
+            "result": { "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}, "ttlMs": ttl, "cacheScope": scope }
+        }))
+        .expect("a discover answer")
+    }
+
+    fn endpoint(url: &str, token: &str) -> Endpoint {
+        let url = url::Url::parse(url).expect("url");
+        Endpoint::new(&url, &[("Authorization".into(), format!("Bearer {token}"))], false).expect("shared")
+    }
+
+    #[test]
+    fn answers_are_shared_as_their_scope_and_ttl_allow() {
+        let alice = endpoint("http://127.0.0.1:1/public", "alice");
+        let bob = endpoint("http://127.0.0.1:1/public", "bob");
+        offer(&alice, &answer(60_000, "public"));
+        assert!(lookup(&bob).is_some(), "a public answer serves every user of the URL");
+
+        let alice = endpoint("http://127.0.0.1:1/private", "alice");
+        let bob = endpoint("http://127.0.0.1:1/private", "bob");
+        offer(&alice, &answer(60_000, "private"));
+        assert!(lookup(&alice).is_some(), "a private answer serves the same credentials");
+        assert!(lookup(&bob).is_none(), "and no one else");
+
+        let carol = endpoint("http://127.0.0.1:1/stale", "carol");
+        offer(&carol, &answer(0, "public"));
+        assert!(lookup(&carol).is_none(), "ttlMs 0: never reused across clients");
+        let url = url::Url::parse("http://127.0.0.1:1/oauth").expect("url");
+        assert!(Endpoint::new(&url, &[], true).is_none(), "an OAuth server shares nothing");
+    }
+
+    #[test]
+    fn the_maps_are_bounded() {
+        let mut map = Bounded::new();
+        for i in 0..MAX_ENDPOINTS + 10 {
+            map.insert(format!("k{i}"), ());
+        }
+        assert_eq!(map.map.len(), MAX_ENDPOINTS);
+        assert!(!map.map.contains_key("k0") && map.map.contains_key(&format!("k{}", MAX_ENDPOINTS + 9)));
+    }
+}
