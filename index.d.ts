@@ -639,9 +639,16 @@ export type SerializableMCPToolDefinition = {
 /** Serializable catalog: server name -> tool name -> definition. */
 export type SerializableMCPToolCatalog = Record<string, Record<string, SerializableMCPToolDefinition>>;
 
-/** Result of `tools/call`: content blocks, optional structured content, and whether the tool failed. */
-export interface CallToolResult {
-  [key: string]: unknown;
+/**
+ * Result of `tools/call`: content blocks, optional structured content, and whether the tool failed.
+ *
+ * Only the protocol's own keys are declared (no index signature), so that `'content' in r` /
+ * `'isError' in r` tell this envelope apart from a typed tool's output, and a property test on an
+ * output field (`'temperature' in r`) rules it out (see {@link MCPToolResult}). Keys a server adds
+ * beyond these are still there at run time: read them through `Record<string, unknown>`, to which a
+ * `CallToolResult` is assignable as it is (`const extra: Record<string, unknown> = r`).
+ */
+export type CallToolResult = {
   /** Unstructured result (text, images, audio, resources). */
   content: ContentBlock[];
   /** Structured result, matching the tool's `outputSchema` when it declares one. */
@@ -650,7 +657,7 @@ export interface CallToolResult {
   isError?: boolean;
   /** Result-level metadata. */
   _meta?: ResultMetaObject;
-}
+};
 
 /** Hints a server may attach to a tool (untrusted unless the server is trusted). */
 export interface ToolAnnotations {
@@ -732,7 +739,17 @@ export type MCPTypedToolContext = Parameters<NonNullable<MCPTool['execute']>>[1]
 /**
  * What a typed tool's `execute` can resolve to: the structured output its contract declares, or
  * the MCP `CallToolResult` (a server error with `onToolError: 'return'`, or a call that produced
- * no structured content), or Mastra's input validation error, or nothing.
+ * no structured content), or Mastra's validation error (input refused by the live schema, or
+ * output refused by the declared one), or nothing.
+ *
+ * The members are told apart by the usual checks, without casts:
+ * - `r && 'temperature' in r` (a property the output declares and the others do not) → the output;
+ * - `'content' in r` or `'isError' in r` → `CallToolResult`;
+ * - `'validationErrors' in r`, `'error' in r && r.error === true`, or `isValidationError(r)` from
+ *   `@mastra/core/tools` → `ValidationError`.
+ *
+ * A check on a key the output declares too (an output with its own `content`) keeps both members,
+ * as it must: test a key that only one of them has.
  */
 export type MCPToolResult<TOutput> = TOutput | CallToolResult | import('@mastra/core/tools').ValidationError | void;
 
