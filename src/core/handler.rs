@@ -85,8 +85,8 @@ pub struct HandlerShared {
     pub modern_era: AtomicBool,
     /// A `url` server's URL: what this process learned of its era holds for every client.
     pub endpoint: Option<String>,
-    /// This server's last `server/discover` answer, reused by later sessions.
-    pub last_discover: crate::core::era::known::LastDiscover,
+    /// This server's last `server/discover` answer, reused by later sessions (`era::known`).
+    pub last_discover: Mutex<Option<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>>,
 }
 
 impl HandlerShared {
@@ -115,7 +115,7 @@ impl HandlerShared {
                 Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.as_str().to_string()),
                 _ => None,
             },
-            last_discover: Default::default(),
+            last_discover: Mutex::new(None),
         }
     }
 

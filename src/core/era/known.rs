@@ -146,27 +146,20 @@ fn offer(endpoint: &Endpoint, answer: &RxJsonRpcMessage<RoleClient>) {
     }
 }
 
-/// The answer this client's server gave its last `server/discover` (kept across sessions,
-/// cleared when the era is forgotten).
-#[derive(Default)]
-pub struct LastDiscover(Mutex<Option<RxJsonRpcMessage<RoleClient>>>);
+/// The answer this client's server gave its last `server/discover` (kept across sessions).
+fn last_answer(shared: &HandlerShared) -> Option<RxJsonRpcMessage<RoleClient>> {
+    shared.last_discover.lock().ok().and_then(|a| a.clone())
+}
 
-impl LastDiscover {
-    fn get(&self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        self.0.lock().ok().and_then(|a| a.clone())
+fn set_last_answer(shared: &HandlerShared, answer: Option<RxJsonRpcMessage<RoleClient>>) {
+    if let Ok(mut a) = shared.last_discover.lock() {
+        *a = answer;
     }
+}
 
-    fn set(&self, answer: RxJsonRpcMessage<RoleClient>) {
-        if let Ok(mut a) = self.0.lock() {
-            *a = Some(answer);
-        }
-    }
-
-    pub fn clear(&self) {
-        if let Ok(mut a) = self.0.lock() {
-            *a = None;
-        }
-    }
+/// Forgets this client's last discover answer (its era is being learned again).
+pub fn forget_answer(shared: &HandlerShared) {
+    set_last_answer(shared, None);
 }
 
 /// A transport layer under a discovering start: answers rmcp's `server/discover` from what is
@@ -200,7 +193,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         use futures::future::Either;
         if let Some(id) = discover_id(&item) {
-            let known = self.shared.last_discover.get().or_else(|| self.endpoint.as_ref().and_then(lookup));
+            let known = last_answer(&self.shared).or_else(|| self.endpoint.as_ref().and_then(lookup));
             if let Some(answer) = known {
                 tracing::debug!(server = %self.shared.server, "server/discover answered from what this server said before");
                 self.pending.push_back(super::handshake_first::with_id(answer, id));
@@ -219,7 +212,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
         if self.outstanding.is_some() && super::handshake_first::answered_id(&message) == self.outstanding.as_ref() {
             self.outstanding = None;
             if matches!(message, JsonRpcMessage::Response(_)) {
-                self.shared.last_discover.set(message.clone());
+                set_last_answer(&self.shared, Some(message.clone()));
                 if let Some(endpoint) = &self.endpoint {
                     offer(endpoint, &message);
                 }

@@ -125,7 +125,7 @@ pub fn http_refuses_handshake(status: Option<u16>, body: &str) -> bool {
 pub fn forget(shared: &HandlerShared) {
     shared.legacy_era.store(false, Ordering::SeqCst);
     shared.modern_era.store(false, Ordering::SeqCst);
-    shared.last_discover.clear();
+    known::forget_answer(shared);
     if let Some(url) = &shared.endpoint {
         known::set_modern_endpoint(url, false);
     }
