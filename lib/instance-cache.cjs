@@ -1,6 +1,5 @@
 'use strict';
 // The module-global registry of MCPClient instances and the duplicate-configuration guard.
-const { createHash } = require('node:crypto');
 
 const instances = new Map();
 
@@ -15,7 +14,9 @@ To fix this you have three different options:
 `;
 
 function idForServers(servers) {
-  return createHash('sha256')
+  // node:crypto loads on first use (a client with an `id` never needs it).
+  return require('node:crypto')
+    .createHash('sha256')
     .update('MCPClient' + JSON.stringify(servers).normalize('NFKC'))
     .digest('hex');
 }

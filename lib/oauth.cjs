@@ -3,7 +3,6 @@
 // are stored, and how the user is sent to the browser), its storage, and the loopback callback
 // server. The OAuth protocol itself (discovery, registration, PKCE, exchange, refresh, the
 // callback server) runs in the Rust core.
-const { randomUUID } = require('node:crypto');
 const { NativeCallbackServer, getCallbackUrlCandidates: nativeCandidates } = require('./native.cjs');
 
 class UnauthorizedError extends Error {
@@ -61,7 +60,7 @@ class MCPOAuthClientProvider {
     this.clientMetadataUrl = clientMetadataUrl;
     this.#storage = storage ?? new InMemoryOAuthStorage();
     this.#onRedirect = onRedirectToAuthorization;
-    this.#stateGenerator = stateGenerator ?? (() => randomUUID());
+    this.#stateGenerator = stateGenerator ?? (() => require('node:crypto').randomUUID());
   }
 
   get redirectUrl() {

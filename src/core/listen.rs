@@ -33,17 +33,17 @@ pub struct Hook;
 impl Layer for Hook {
     fn opened(&self, conn: &Connection, live: &Arc<Live>) {
         let interest = interest(conn);
-        if !interest.is_empty() {
+        if !interest.is_empty() || asks_unasked(conn.shared()) {
             live.want_channel();
         }
-        listen(conn, live, &interest);
+        listen(conn, live);
     }
 
     fn renewed(&self, conn: &Connection, live: &Arc<Live>) {
         if let Some(listener) = live.slots.peek::<Listener>() {
             listener.stop();
         }
-        listen(conn, live, &interest(conn));
+        listen(conn, live);
     }
 
     fn closing(&self, live: &Live) {
@@ -53,10 +53,19 @@ impl Layer for Hook {
     }
 }
 
-/// Makes the session's `subscriptions/listen` ask for `interest` (2026-07-28 sessions only).
-fn listen(conn: &Connection, live: &Live, interest: &Interest) {
+/// Whether the client advertises what a server may ask of it at any time (elicitation, roots,
+/// sampling): a handshake session's channel for unasked messages is then opened at once, since
+/// a server may send such a request there while one of our calls waits for it.
+fn asks_unasked(shared: &HandlerShared) -> bool {
+    shared.elicitation.load(std::sync::atomic::Ordering::SeqCst) || shared.advertise_roots || shared.user_capabilities.contains_key("sampling")
+}
+
+/// Makes the session's `subscriptions/listen` ask for what is wanted now (2026-07-28 sessions
+/// only). The interest is read under the stream's lock, so concurrent changes end with the
+/// stream asking for the last interest, whatever order their calls get here in.
+fn listen(conn: &Connection, live: &Live) {
     if live.is_modern() {
-        live.slots.get::<Listener>().apply(live.peer(), conn.shared(), interest);
+        live.slots.get::<Listener>().apply(live.peer(), conn.shared(), || interest(conn));
     }
 }
 
@@ -77,7 +86,7 @@ pub async fn want_list_changes(conn: &Connection, kind: ListKind) {
     let Some(live) = conn.try_current() else { return };
     if live.is_modern() {
         if changed {
-            listen(conn, &live, &interest(conn));
+            listen(conn, &live);
         }
     } else {
         live.open_channel(CHANNEL_OPEN_BOUND).await;
@@ -108,13 +117,12 @@ async fn resource_subscription(conn: &Connection, uri: &str, subscribe: bool) ->
         let method = if subscribe { "resources/subscribe" } else { "resources/unsubscribe" };
         return input::request(conn, method, json!({ "uri": uri }), RequestOptions::default()).await;
     }
-    let interest = {
+    {
         let wanted = conn.slots().get::<Wanted>();
         let mut interest = wanted.0.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, conn.name(), "subscriptions lock poisoned"))?;
         interest.subscribe(uri, subscribe);
-        interest.clone()
-    };
-    listen(conn, &live, &interest);
+    }
+    listen(conn, &live);
     Ok(json!({}))
 }
 
@@ -189,8 +197,9 @@ pub struct Listener {
 impl Listener {
     /// Makes the session's stream ask for `interest`: nothing happens when it already does; an
     /// empty interest closes it; otherwise a new stream replaces the old one.
-    pub fn apply(&self, peer: &Peer<RoleClient>, shared: &Arc<HandlerShared>, interest: &Interest) {
+    pub fn apply(&self, peer: &Peer<RoleClient>, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) {
         let Ok(mut open) = self.open.lock() else { return };
+        let interest = &wanted();
         if open.as_ref().map(|(asked, _)| asked) == Some(interest) || (open.is_none() && interest.is_empty()) {
             return;
         }

@@ -21,6 +21,8 @@ use rmcp::model::{ClientRequest, ErrorCode, ErrorData, InitializeRequest, Initia
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
+use crate::core::transport::streamable::answer_with_id;
+
 /// Whether a JSON-RPC error answering `initialize` says the server only speaks 2026-07-28.
 pub fn refuses_handshake(code: ErrorCode) -> bool {
     code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION || code == ErrorCode::METHOD_NOT_FOUND
@@ -49,20 +51,6 @@ impl<T> HandshakeFirst<T> {
     /// `initialize`: the parameters of the handshake (the client's info and capabilities).
     pub fn new(inner: T, initialize: InitializeRequestParams) -> Self {
         HandshakeFirst { inner, initialize, phase: Phase::AwaitProbe, pending: VecDeque::new() }
-    }
-}
-
-pub(super) fn with_id(message: RxJsonRpcMessage<RoleClient>, id: RequestId) -> RxJsonRpcMessage<RoleClient> {
-    match message {
-        JsonRpcMessage::Response(mut r) => {
-            r.id = id;
-            JsonRpcMessage::Response(r)
-        }
-        JsonRpcMessage::Error(mut e) => {
-            e.id = Some(id);
-            JsonRpcMessage::Error(e)
-        }
-        other => other,
     }
 }
 
@@ -111,7 +99,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for HandshakeFirst<T> {
             }
             Phase::Answered(answer) => match is_request(&item, true) {
                 Some(id) => {
-                    self.pending.push_back(with_id(answer, id));
+                    self.pending.push_back(answer_with_id(answer, id));
                     ready()
                 }
                 None => {
@@ -142,7 +130,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for HandshakeFirst<T> {
             let refused = matches!(&message, JsonRpcMessage::Error(e) if refuses_handshake(e.error.code));
             match (refused, rmcp_initialize) {
                 // Too late to turn back: rmcp is in its handshake and gets the answer as it is.
-                (_, Some(rmcp_id)) => return Some(with_id(message, rmcp_id)),
+                (_, Some(rmcp_id)) => return Some(answer_with_id(message, rmcp_id)),
                 (true, None) => {
                     tracing::debug!("initialize refused as by a 2026-07-28 server; sending server/discover");
                     if self.inner.send(probe).await.is_err() {

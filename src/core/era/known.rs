@@ -1,7 +1,8 @@
 //! What is known of a server's era beyond one session:
-//! - **per process, per URL** ([`modern_endpoint`]): a URL that answered as a 2026-07-28 server is
-//!   one (it is a property of the endpoint, not of the user: SPEC 14.1), so the next client of it
-//!   starts with `server/discover`, with no refused handshake first;
+//! - **per process, per URL** ([`modern_endpoint`]): a URL that refused the handshake as a
+//!   modern-only server does is a 2026-07-28 server (a property of the endpoint, not of the user:
+//!   SPEC 14.1), so the next client of it starts with `server/discover`, with no refused handshake
+//!   first (a dual-era server is not recorded: the default keeps opening it with the handshake);
 //! - **its `server/discover` answer** ([`ReuseDiscover`], a transport layer under a discovering
 //!   start): a client that connects again (after `disconnect()`, a reconnect or a failure)
 //!   reuses the answer its server gave it, sending no second probe (as `@mastra/mcp` 2.0); another
@@ -16,13 +17,15 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 
 use crate::core::handler::HandlerShared;
 use crate::core::schema_key::schema_key;
+use crate::core::transport::streamable::{answer_with_id, discover_request_id, DiscoverAnswers};
+use rmcp::model::ServerJsonRpcMessage;
 
 /// At most this many URLs are remembered per process (each map); the oldest go first.
 pub const MAX_ENDPOINTS: usize = 1024;
@@ -64,12 +67,12 @@ fn modern_endpoints() -> &'static Mutex<Bounded<()>> {
     MAP.get_or_init(|| Mutex::new(Bounded::new()))
 }
 
-/// Whether this process has seen `url` answer as a 2026-07-28 server.
+/// Whether this process has seen `url` refuse the handshake as a modern-only server.
 pub fn modern_endpoint(url: &str) -> bool {
     modern_endpoints().lock().is_ok_and(|m| m.map.contains_key(url))
 }
 
-/// Records (or, with `false`, forgets) that `url` answers as a 2026-07-28 server.
+/// Records (or, with `false`, forgets) that `url` refuses the handshake as a modern-only server.
 pub fn set_modern_endpoint(url: &str, modern: bool) {
     if let Ok(mut m) = modern_endpoints().lock() {
         if modern {
@@ -162,12 +165,44 @@ pub fn forget_answer(shared: &HandlerShared) {
     set_last_answer(shared, None);
 }
 
-/// A transport layer under a discovering start: answers rmcp's `server/discover` from what is
-/// known (see the module docs) without sending it, else sends it and remembers the answer.
-pub struct ReuseDiscover<T> {
-    inner: T,
+/// What one server's sessions know of its `server/discover` answers: this client's last one, then
+/// another client's as far as it allows (see the module docs).
+pub struct Remembered {
     shared: Arc<HandlerShared>,
     endpoint: Option<Endpoint>,
+}
+
+impl Remembered {
+    pub fn new(shared: Arc<HandlerShared>, endpoint: Option<Endpoint>) -> Self {
+        Remembered { shared, endpoint }
+    }
+}
+
+impl DiscoverAnswers for Remembered {
+    fn known(&self) -> Option<ServerJsonRpcMessage> {
+        let known = last_answer(&self.shared).or_else(|| self.endpoint.as_ref().and_then(lookup));
+        if known.is_some() {
+            tracing::debug!(server = %self.shared.server, "server/discover answered from what this server said before");
+        }
+        known
+    }
+
+    fn remember(&self, answer: &ServerJsonRpcMessage) {
+        if matches!(answer, JsonRpcMessage::Response(_)) {
+            set_last_answer(&self.shared, Some(answer.clone()));
+            if let Some(endpoint) = &self.endpoint {
+                offer(endpoint, answer);
+            }
+        }
+    }
+}
+
+/// A transport layer under a discovering start (the stdio pipe; Streamable HTTP does this in its
+/// HTTP client, below rmcp's worker, which must see its start request go out): answers rmcp's
+/// `server/discover` from what is known without sending it, else sends it and remembers the answer.
+pub struct ReuseDiscover<T> {
+    inner: T,
+    answers: Remembered,
     /// Answers made up for rmcp, returned before anything else is read.
     pending: VecDeque<RxJsonRpcMessage<RoleClient>>,
     /// The id of the `server/discover` that went out, until it is answered.
@@ -175,15 +210,8 @@ pub struct ReuseDiscover<T> {
 }
 
 impl<T> ReuseDiscover<T> {
-    pub fn new(inner: T, shared: Arc<HandlerShared>, endpoint: Option<Endpoint>) -> Self {
-        ReuseDiscover { inner, shared, endpoint, pending: VecDeque::new(), outstanding: None }
-    }
-}
-
-fn discover_id(message: &TxJsonRpcMessage<RoleClient>) -> Option<RequestId> {
-    match message {
-        JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::DiscoverRequest(_)) => Some(r.id.clone()),
-        _ => None,
+    pub fn new(inner: T, answers: Remembered) -> Self {
+        ReuseDiscover { inner, answers, pending: VecDeque::new(), outstanding: None }
     }
 }
 
@@ -192,11 +220,9 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         use futures::future::Either;
-        if let Some(id) = discover_id(&item) {
-            let known = last_answer(&self.shared).or_else(|| self.endpoint.as_ref().and_then(lookup));
-            if let Some(answer) = known {
-                tracing::debug!(server = %self.shared.server, "server/discover answered from what this server said before");
-                self.pending.push_back(super::handshake_first::with_id(answer, id));
+        if let Some(id) = discover_request_id(&item) {
+            if let Some(answer) = self.answers.known() {
+                self.pending.push_back(answer_with_id(answer, id));
                 return Either::Left(std::future::ready(Ok(())));
             }
             self.outstanding = Some(id);
@@ -211,12 +237,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
         let message = self.inner.receive().await?;
         if self.outstanding.is_some() && super::handshake_first::answered_id(&message) == self.outstanding.as_ref() {
             self.outstanding = None;
-            if matches!(message, JsonRpcMessage::Response(_)) {
-                set_last_answer(&self.shared, Some(message.clone()));
-                if let Some(endpoint) = &self.endpoint {
-                    offer(endpoint, &message);
-                }
-            }
+            self.answers.remember(&message);
         }
         Some(message)
     }

@@ -80,8 +80,16 @@ pub fn start(shared: &HandlerShared) -> Start {
 pub fn remember(shared: &HandlerShared, modern: bool) {
     let flag = if modern { &shared.modern_era } else { &shared.legacy_era };
     flag.store(true, Ordering::SeqCst);
+}
+
+/// Records that the server refused the handshake as a modern-only server does: this client's
+/// next connects, and every later client of its URL in this process, start with
+/// `server/discover` (a dual-era server, which takes the handshake, is never recorded so: with
+/// `protocolVersion` omitted it keeps getting the handshake first, as under 1.18).
+pub fn refused_handshake(shared: &HandlerShared) {
+    remember(shared, true);
     if let Some(url) = &shared.endpoint {
-        known::set_modern_endpoint(url, modern);
+        known::set_modern_endpoint(url, true);
     }
 }
 

@@ -14,7 +14,7 @@ mod failure;
 
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
-use super::era::{self, handshake_first::HandshakeFirst, known::{Endpoint, ReuseDiscover}, probe_window::ProbeWindow, Start};
+use super::era::{self, handshake_first::HandshakeFirst, known::{Endpoint, Remembered, ReuseDiscover}, probe_window::ProbeWindow, Start};
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
@@ -148,7 +148,7 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
             handshake(name, handler, window, &start, lifecycle, request_timeout_ms, budget).await
         }
         Start::Handshake | Start::Discover => {
-            let transport = ReuseDiscover::new(transport, shared.clone(), None);
+            let transport = ReuseDiscover::new(transport, Remembered::new(shared.clone(), None));
             handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await
         }
     };
@@ -241,15 +241,16 @@ async fn open_streamable(
     listener: &Listener,
     budget: &Budget,
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
+    let shared = handler.shared.clone();
+    let start = era::start(&shared);
+    let endpoint = Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch);
     let http = McpHttp {
         net: net.clone(),
         session: session.clone(),
         scope_refusal: super::auth::challenge::scope_refusal,
         listener: listener.clone(),
+        discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint))),
     };
-    let shared = handler.shared.clone();
-    let start = era::start(&shared);
-    let endpoint = Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
     // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
     let lifecycle = if start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
@@ -260,11 +261,11 @@ async fn open_streamable(
                 falls_back: false,
                 auth: None,
             })?;
-            let transport = ReuseDiscover::new(streamable::transport(&spec.url, client), shared.clone(), endpoint);
+            let transport = streamable::transport(&spec.url, client);
             handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }
         None => {
-            let transport = ReuseDiscover::new(streamable::transport(&spec.url, http), shared.clone(), endpoint);
+            let transport = streamable::transport(&spec.url, http);
             handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }
     })
@@ -341,7 +342,7 @@ where
                 Start::Probe => era::learn_from_probe(&shared, &e, |e| matches!(e, ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref()))),
                 Start::HandshakeFirst if refuses_handshake(&e) => {
                     shared.diagnostic("debug", "The server refused the initialize handshake as a 2026-07-28 server does; continuing with server/discover");
-                    era::remember(&shared, true);
+                    era::refused_handshake(&shared);
                 }
                 _ => {}
             }

@@ -43,6 +43,39 @@ pub struct McpHttp {
     pub scope_refusal: ScopeRefusal,
     /// When the session's GET stream goes out, and the streams open (see `listener`).
     pub listener: Listener,
+    /// `server/discover` answers known from before: such a request is answered without being sent.
+    pub discover: Option<Arc<dyn DiscoverAnswers>>,
+}
+
+/// What is known of a server's `server/discover` answers (the era layer keeps them).
+pub trait DiscoverAnswers: Send + Sync {
+    /// An answer that may be reused now, if any (its id is replaced).
+    fn known(&self) -> Option<ServerJsonRpcMessage>;
+    /// The server answered a `server/discover`.
+    fn remember(&self, answer: &ServerJsonRpcMessage);
+}
+
+/// The id of a `server/discover` request.
+pub fn discover_request_id(message: &ClientJsonRpcMessage) -> Option<rmcp::model::RequestId> {
+    match message {
+        JsonRpcMessage::Request(r) if matches!(r.request, rmcp::model::ClientRequest::DiscoverRequest(_)) => Some(r.id.clone()),
+        _ => None,
+    }
+}
+
+/// `answer` re-addressed to the request `id`.
+pub fn answer_with_id(answer: ServerJsonRpcMessage, id: rmcp::model::RequestId) -> ServerJsonRpcMessage {
+    match answer {
+        JsonRpcMessage::Response(mut r) => {
+            r.id = id;
+            JsonRpcMessage::Response(r)
+        }
+        JsonRpcMessage::Error(mut e) => {
+            e.id = Some(id);
+            JsonRpcMessage::Error(e)
+        }
+        other => other,
+    }
 }
 
 /// How long DELETE waits for the session's GET stream to close.
@@ -148,6 +181,12 @@ impl StreamableHttpClient for McpHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse> {
+        let discover = discover_request_id(&message).and_then(|id| Some((id, self.discover.clone()?)));
+        if let Some((id, answers)) = &discover {
+            if let Some(answer) = answers.known() {
+                return Ok(StreamableHttpPostResponse::Json(answer_with_id(answer, id.clone()), None));
+            }
+        }
         let mut req = self.request("POST", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.context = context_of(&message);
         // Only requests get an answer; whatever a server sends back for a notification or a
@@ -196,6 +235,9 @@ impl StreamableHttpClient for McpHttp {
                         .into(),
                 )
             })?;
+            if let Some((_, answers)) = &discover {
+                answers.remember(&message);
+            }
             return Ok(StreamableHttpPostResponse::Json(message, session));
         }
         let preview = response.preview().await;
