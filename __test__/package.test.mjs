@@ -230,6 +230,10 @@ const FAKE_RUNTIME = `
 const fake = JSON.parse(process.env.FAKE_RUNTIME);
 if (fake.platform) Object.defineProperty(process, 'platform', { value: fake.platform });
 if (fake.musl) {
+  // A musl system: its ldd names musl, and so does the diagnostic report.
+  const fs = require('node:fs');
+  const readFileSync = fs.readFileSync;
+  fs.readFileSync = (file, ...rest) => (file === '/usr/bin/ldd' ? 'exec /lib/ld-musl-x86_64.so.1 --list "$@"' : readFileSync(file, ...rest));
   const real = process.report.getReport.bind(process.report);
   process.report.getReport = () => {
     const report = real();

@@ -141,6 +141,11 @@ pub trait HttpBackend: Send + Sync + 'static {
     /// Closes what the backend keeps open between requests (pooled connections). Called when a
     /// server is disconnected; the backend stays usable.
     fn release(&self) {}
+    /// The same backend over connections of its own, when it shares a pool with other servers
+    /// (`None`: it has no shared pool).
+    fn own_pool(&self) -> Option<SharedBackend> {
+        None
+    }
 }
 
 pub type SharedBackend = Arc<dyn HttpBackend>;

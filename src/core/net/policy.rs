@@ -100,6 +100,15 @@ impl NetClient {
         NetClient { backend: self.backend.clone(), policy: self.policy.clone(), default_headers: Arc::new(headers) }
     }
 
+    /// A copy over connections of its own, if the backend shares a pool with other servers (see
+    /// `HttpBackend::own_pool`); else the same client.
+    pub fn with_own_pool(&self) -> NetClient {
+        match self.backend.own_pool() {
+            Some(backend) => NetClient { backend, policy: self.policy.clone(), default_headers: self.default_headers.clone() },
+            None => self.clone(),
+        }
+    }
+
     /// Closes the backend's pooled connections (see `HttpBackend::release`).
     pub fn release(&self) {
         self.backend.release();

@@ -126,6 +126,10 @@ impl HttpBackend for ReqwestBackend {
         false
     }
 
+    fn own_pool(&self) -> Option<super::SharedBackend> {
+        self.own.is_none().then(|| std::sync::Arc::new(ReqwestBackend::own()) as super::SharedBackend)
+    }
+
     /// The shared pool is not this server's to close (its idle connections time out); an own
     /// client is dropped.
     fn release(&self) {

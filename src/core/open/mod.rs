@@ -280,6 +280,10 @@ async fn open_sse(
     oauth: Option<&OAuthSession>,
 ) -> std::result::Result<Opened, Failure> {
     let shared = handler.shared.clone();
+    // A legacy SSE session keeps connections of its own, closed with it: a server that holds one
+    // SSE session at a time (1.18's MCPServer) must see the old stream's connection go before a
+    // reconnect's new stream arrives.
+    let net = net.with_own_pool();
     let work = async {
         let net = match oauth {
             Some(session) => match session.access_token().await {
