@@ -85,6 +85,8 @@ pub struct HandlerShared {
     pub modern_era: AtomicBool,
     /// A `url` server's URL: what this process learned of its era holds for every client.
     pub endpoint: Option<String>,
+    /// The last lines the server wrote to stderr (a few hundred bytes), for crash messages.
+    pub stderr_tail: Mutex<String>,
     /// This server's last `server/discover` answer, reused by later sessions (`era::known`).
     pub last_discover: Mutex<Option<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>>,
 }
@@ -116,7 +118,36 @@ impl HandlerShared {
                 _ => None,
             },
             last_discover: Mutex::new(None),
+            stderr_tail: Mutex::new(String::new()),
         }
+    }
+
+    /// Keeps the end of what the server wrote to stderr (its last 3 lines, at most 500 bytes).
+    pub fn note_stderr(&self, chunk: &[u8]) {
+        const KEEP_BYTES: usize = 500;
+        const KEEP_LINES: usize = 3;
+        let Ok(mut tail) = self.stderr_tail.lock() else { return };
+        tail.push_str(&String::from_utf8_lossy(chunk));
+        let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+        let mut kept = lines[lines.len().saturating_sub(KEEP_LINES)..].join(" | ");
+        if kept.len() > KEEP_BYTES {
+            let mut start = kept.len() - KEEP_BYTES;
+            while !kept.is_char_boundary(start) {
+                start += 1;
+            }
+            kept = kept[start..].to_string();
+        }
+        if tail.ends_with('\n') || kept.is_empty() {
+            *tail = kept.replace(" | ", "\n");
+            tail.push('\n');
+        } else {
+            *tail = kept.replace(" | ", "\n");
+        }
+    }
+
+    /// The server's last stderr lines, one line (`""` when it wrote none).
+    pub fn last_words(&self) -> String {
+        self.stderr_tail.lock().map(|t| t.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ")).unwrap_or_default()
     }
 
     /// The lowest server log level a 2026-07-28 request asks for (`_meta`

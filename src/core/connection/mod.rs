@@ -8,6 +8,7 @@
 mod errors;
 pub mod layer;
 mod live;
+mod restarts;
 mod send;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,6 +70,8 @@ pub struct Connection {
     layers: Vec<Arc<dyn Layer>>,
     /// Per-connection state of the layers above (kept across sessions).
     slots: Slots,
+    /// When sessions of this server died unexpectedly (restarts are bounded).
+    deaths: restarts::Deaths,
 }
 
 impl Connection {
@@ -89,6 +92,7 @@ impl Connection {
             generation: AtomicU64::new(0),
             layers: Vec::new(),
             slots: Slots::default(),
+            deaths: Default::default(),
         }
     }
 
@@ -188,6 +192,21 @@ impl Connection {
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
                 State::Ready(_) | State::Idle => {
                     if matches!(&*state, State::Ready(_)) {
+                        if let Err(wait) = self.deaths.died() {
+                            let last = self.shared.last_words();
+                            return Err(McpError::new(
+                                ErrorKind::TransportClosed,
+                                self.name(),
+                                format!(
+                                    "MCP server {} keeps exiting ({} times within {} s): not started again for {} s{}",
+                                    self.name(),
+                                    restarts::MAX_RESTARTS,
+                                    restarts::RESTART_WINDOW.as_secs(),
+                                    wait.as_secs().max(1),
+                                    if last.is_empty() { String::new() } else { format!("; its last stderr lines: {last}") }
+                                ),
+                            ));
+                        }
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
                     }
                     let generation = self.generation.load(Ordering::SeqCst);

@@ -13,6 +13,7 @@ use crate::core::error::{ErrorKind, McpError};
 use crate::core::transport::envelope::LOG_LEVEL_KEY;
 use crate::core::transport::lane::{Lane, LaneError};
 use crate::core::transport::observed::WantsProgress;
+use crate::core::transport::reachability::SendDeadline;
 use crate::core::transport::streamable::FetchContext;
 
 impl Connection {
@@ -46,6 +47,8 @@ impl Connection {
             request.extensions_mut().insert(WantsProgress);
         }
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
+        // A request that cannot reach the server waits for it within this (transport::reachability).
+        request.extensions_mut().insert(SendDeadline::after(Duration::from_millis(timeout_ms)));
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
         let mut meta = options.meta.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
         if let (true, Some(level)) = (live.is_modern(), self.shared.server_log_level()) {

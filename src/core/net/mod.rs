@@ -108,6 +108,10 @@ pub enum NetError {
     /// No HTTP exchange happened (refused, DNS, TLS, reset before a response).
     #[error("{0}")]
     Connect(String),
+    /// No connection could be opened (refused, unreachable, DNS): the request certainly never
+    /// reached the server.
+    #[error("{0}")]
+    Unreachable(String),
     /// The backend gave up waiting.
     #[error("{0}")]
     Timeout(String),

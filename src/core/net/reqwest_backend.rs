@@ -104,8 +104,11 @@ impl HttpBackend for ReqwestBackend {
             let response = builder.send().await.map_err(|e| {
                 if e.is_timeout() {
                     NetError::Timeout(describe(&e))
+                } else if e.is_connect() {
+                    NetError::Unreachable(describe(&e))
                 } else {
-                    NetError::Connect(describe(&e))
+                    // The connection was open: the request may have reached the server.
+                    NetError::Connect(format!("may have run: the connection dropped after the request was sent ({})", describe(&e)))
                 }
             })?;
             let headers = response

@@ -86,7 +86,7 @@ pub(super) fn net_falls_back(e: &NetError) -> bool {
     match e {
         NetError::Policy { .. } | NetError::Fetch(_) => false,
         NetError::Status { status, .. } => matches!(status, 400 | 404 | 405),
-        NetError::Connect(_) | NetError::Timeout(_) | NetError::Body(_) => true,
+        NetError::Connect(_) | NetError::Unreachable(_) | NetError::Timeout(_) | NetError::Body(_) => true,
     }
 }
 

@@ -250,6 +250,7 @@ async fn open_streamable(
         scope_refusal: super::auth::challenge::scope_refusal,
         listener: listener.clone(),
         discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint))),
+        reach: Default::default(),
     };
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
     // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
@@ -364,7 +365,10 @@ fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildS
         loop {
             match stderr.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => shared.sink.stderr(&shared.server, buf[..n].to_vec()),
+                Ok(n) => {
+                    shared.note_stderr(&buf[..n]);
+                    shared.sink.stderr(&shared.server, buf[..n].to_vec());
+                }
             }
         }
     });

@@ -6,6 +6,7 @@ pub mod process_group;
 pub mod watchdog;
 pub mod streamable;
 pub mod listener;
+pub mod reachability;
 pub mod sse;
 pub mod observed;
 pub mod envelope;

@@ -225,7 +225,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
                 }
                 Ok(LineRead::Eof) => {
                     self.stdout_closed = true;
-                    self.lane.close("the server closed its output (stdout)");
+                    let last = self.shared.last_words();
+                    self.lane.close(&if last.is_empty() {
+                        "the server closed its output (stdout); a request already written to it may have run".to_string()
+                    } else {
+                        format!("the server closed its output (stdout); a request already written to it may have run; its last stderr lines: {last}")
+                    });
                     return None;
                 }
                 Err(e) => {

@@ -19,6 +19,7 @@ use sse_stream::{Sse, SseStream};
 
 use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
+use super::reachability::{Reachability, SendDeadline, Turn};
 
 const JSON_LIMIT: usize = 256 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -45,6 +46,8 @@ pub struct McpHttp {
     pub listener: Listener,
     /// `server/discover` answers known from before: such a request is answered without being sent.
     pub discover: Option<Arc<dyn DiscoverAnswers>>,
+    /// Whether the server can be reached: a request that could not be sent waits on it.
+    pub reach: Reachability,
 }
 
 /// What is known of a server's `server/discover` answers (the era layer keeps them).
@@ -133,6 +136,36 @@ impl McpHttp {
         Ok(req)
     }
 
+    /// Sends a POST; one that could not reach the server (no connection could be opened) waits
+    /// for it and goes again, within its deadline (see `reachability`); without a deadline, or
+    /// once its time is up, it fails saying it was never sent.
+    async fn send_when_reachable(&self, req: HttpRequest, deadline: Option<SendDeadline>) -> HttpResult<HttpResponse> {
+        let mut probe = None;
+        loop {
+            let sent = self.send(req.clone()).await;
+            let detail = match sent {
+                Err(StreamableHttpError::Client(NetError::Unreachable(detail))) => detail,
+                other => {
+                    if other.is_ok() {
+                        self.reach.up();
+                    }
+                    return other;
+                }
+            };
+            self.reach.unreachable(probe.take().is_some());
+            let Some(deadline) = deadline else { return Err(StreamableHttpError::Client(NetError::Unreachable(detail))) };
+            match self.reach.turn(&deadline).await {
+                Turn::Send(turn) => probe = Some(turn),
+                Turn::GiveUp(down) => {
+                    let ms = down.as_millis();
+                    return Err(StreamableHttpError::Client(NetError::Unreachable(format!(
+                        "not sent: the server was unreachable for {ms} ms ({detail})"
+                    ))));
+                }
+            }
+        }
+    }
+
     async fn send(&self, req: HttpRequest) -> HttpResult<HttpResponse> {
         let response = self.net.send(req).await.map_err(StreamableHttpError::Client)?;
         if let Some(id) = response.header(SESSION_HEADER) {
@@ -197,7 +230,11 @@ impl StreamableHttpClient for McpHttp {
         req.body = Some(Bytes::from(serde_json::to_vec(&message)?));
         // The session is not quiet while a POST runs (its event stream included).
         let in_flight = self.listener.post_started();
-        let response = self.send(req).await?;
+        let deadline = match &message {
+            JsonRpcMessage::Request(r) => r.request.extensions().get::<SendDeadline>().copied(),
+            _ => None,
+        };
+        let response = self.send_when_reachable(req, deadline).await?;
         let status = response.status;
         if status == 202 || status == 204 || (!expects_answer && (200..300).contains(&status)) {
             return Ok(StreamableHttpPostResponse::Accepted);

@@ -1,0 +1,114 @@
+// A server restart costs no call that never reached it (SPEC 14.5): an HTTP server stopped and
+// started again on its port while calls wait, a stdio server killed under load, a stdio server
+// that keeps crashing. Each server keeps a ledger of the calls it ran: none runs twice.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { MCPClient } from '../index.mjs';
+import { startPerUserServer } from './fixtures/per-user-server.mjs';
+import { nodeBin, tmpFile, waitFor } from './fixtures/helpers.mjs';
+
+const cleanup = [];
+after(async () => {
+  for (const f of cleanup.reverse()) await f();
+});
+
+const token = { Authorization: 'Bearer restart-token' };
+
+test('an HTTP server restarted on its port while calls wait: they are sent once it is back, and run once', async () => {
+  let server = await startPerUserServer();
+  const port = Number(new URL(server.url).port);
+  const c = new MCPClient({ id: 'restart-http', servers: { s: { url: new URL(server.url), timeout: 8000, requestInit: { headers: token } } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'restart:before');
+  await server.stop();
+  const calls = Array.from({ length: 6 }, (_, i) => echo.execute({ message: `during${i}` }));
+  await new Promise((r) => setTimeout(r, 600));
+  server = await startPerUserServer({ port });
+  cleanup.push(() => server.stop());
+  const results = await Promise.all(calls);
+  assert.deepEqual(results.map((r) => r.content[0].text).sort(), Array.from({ length: 6 }, (_, i) => `restart:during${i}`));
+  assert.equal(server.state.calls.length, 6, 'the restarted server ran each waiting call once');
+  assert.ok(server.state.initializes <= 2, `one new session, not one per call (${server.state.initializes})`);
+});
+
+test('a call that outlives its timeout while the server is down fails saying it was never sent', async () => {
+  const server = await startPerUserServer();
+  const c = new MCPClient({ id: 'restart-gone', servers: { s: { url: new URL(server.url), timeout: 1200, requestInit: { headers: token } } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  await server.stop();
+  const started = Date.now();
+  await assert.rejects(echo.execute({ message: 'lost' }), (e) => {
+    assert.match(e.message, /not sent: the server was unreachable for \d+ ms/);
+    assert.match(e.message, /server s/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 1500, 'within the call timeout');
+});
+
+/** A stdio server whose `work` tool writes its call to a ledger, then takes `ms` to answer; `crash` exits at once. */
+function ledgerServer(ledger) {
+  const script = `
+const fs = require('fs');
+fs.appendFileSync(${JSON.stringify(ledger)}, 'start ' + process.pid + '\\n');
+const rl = require('readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+rl.on('line', (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'ledger', version: '1' } } });
+  if (m.method === 'tools/list') return send({ jsonrpc: '2.0', id: m.id, result: { tools: [
+    { name: 'work', inputSchema: { type: 'object', properties: { n: { type: 'string' }, ms: { type: 'number' } } } },
+    { name: 'crash', inputSchema: { type: 'object' } } ] } });
+  if (m.params?.name === 'crash') { process.stderr.write('fatal: crash requested\\n'); setTimeout(() => process.exit(7), 20); return; }
+  if (m.method === 'tools/call') {
+    fs.appendFileSync(${JSON.stringify(ledger)}, 'call ' + m.params.arguments.n + '\\n');
+    setTimeout(() => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done ' + m.params.arguments.n }] } }), m.params.arguments.ms ?? 0);
+    return;
+  }
+  send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } });
+});`;
+  return { command: nodeBin, args: ['-e', script], stderr: 'pipe', timeout: 5000 };
+}
+
+const ledgerLines = (ledger) => readFileSync(ledger, 'utf8').trim().split('\n');
+
+test('a stdio server killed under load: calls in flight may have run, later calls get one restart, none runs twice', async () => {
+  const ledger = tmpFile('ledger');
+  writeFileSync(ledger, '');
+  const c = new MCPClient({ id: 'restart-stdio', servers: { s: ledgerServer(ledger) } });
+  cleanup.push(() => c.disconnect());
+  const tools = await c.listTools();
+  const inFlight = Array.from({ length: 3 }, (_, i) => tools.s_work.execute({ n: `slow${i}`, ms: 5000 }).then(() => 'ok', (e) => e.message));
+  await waitFor(() => ledgerLines(ledger).filter((l) => l.startsWith('call')).length === 3, { message: 'the calls reached the server' });
+  const pid = Number(ledgerLines(ledger)[0].split(' ')[1]);
+  process.kill(pid, 'SIGKILL');
+  for (const outcome of await Promise.all(inFlight)) assert.match(outcome, /may have run/);
+  const later = await Promise.all(Array.from({ length: 4 }, (_, i) => tools.s_work.execute({ n: `later${i}` })));
+  assert.deepEqual(later.map((r) => r.content[0].text).sort(), ['done later0', 'done later1', 'done later2', 'done later3']);
+  const lines = ledgerLines(ledger);
+  assert.equal(lines.filter((l) => l.startsWith('start')).length, 2, 'one restart served every later call');
+  const calls = lines.filter((l) => l.startsWith('call'));
+  assert.equal(new Set(calls).size, calls.length, `no call ran twice: ${calls.join(', ')}`);
+});
+
+test('a stdio server that keeps crashing is not started again forever; the error names it and its last words', async () => {
+  const ledger = tmpFile('ledger');
+  writeFileSync(ledger, '');
+  const c = new MCPClient({ id: 'restart-loop', servers: { s: ledgerServer(ledger) } });
+  cleanup.push(() => c.disconnect());
+  const tools = await c.listTools();
+  const errors = [];
+  for (let i = 0; i < 9; i++) errors.push(await tools.s_crash.execute({}).then(() => 'ok', (e) => e.message));
+  const starts = ledgerLines(ledger).filter((l) => l.startsWith('start')).length;
+  assert.ok(starts <= 7, `restarts are bounded (${starts} starts for 9 crashing calls)`);
+  const last = errors.at(-1);
+  assert.match(last, /MCP server s keeps exiting \(5 times within 60 s\): not started again/);
+  assert.match(last, /fatal: crash requested/, 'its last stderr lines');
+  // An explicit reconnect starts it again.
+  await c.reconnectServer('s');
+  assert.equal((await tools.s_work.execute({ n: 'after-reconnect' })).content[0].text, 'done after-reconnect');
+  appendFileSync(ledger, '');
+});

@@ -1,0 +1,48 @@
+//! A server whose session keeps dying is not started again forever: at most
+//! [`MAX_RESTARTS`] restarts after unexpected deaths within [`RESTART_WINDOW`]; past that, its
+//! requests fail at once with the crash's last words (the server's last stderr lines) until the
+//! window has moved on. `disconnect()` and `reconnectServer()` are not deaths.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Restarts allowed after unexpected deaths within one window.
+pub const MAX_RESTARTS: usize = 5;
+pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+/// When a server's sessions died unexpectedly (a connection field).
+#[derive(Default)]
+pub struct Deaths(Mutex<VecDeque<Instant>>);
+
+impl Deaths {
+    /// A session died: whether it may be started again now (`Err`: how long until it may).
+    pub fn died(&self) -> Result<(), Duration> {
+        let Ok(mut deaths) = self.0.lock() else { return Ok(()) };
+        let now = Instant::now();
+        while deaths.front().is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW) {
+            deaths.pop_front();
+        }
+        if deaths.len() >= MAX_RESTARTS {
+            let oldest = *deaths.front().unwrap_or(&now);
+            return Err(RESTART_WINDOW.saturating_sub(now.duration_since(oldest)));
+        }
+        deaths.push_back(now);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restarts_are_bounded_per_window() {
+        let deaths = Deaths::default();
+        for _ in 0..MAX_RESTARTS {
+            assert!(deaths.died().is_ok());
+        }
+        let wait = deaths.died().expect_err("one death too many");
+        assert!(wait <= RESTART_WINDOW && wait > RESTART_WINDOW - Duration::from_secs(5));
+    }
+}
