@@ -5,10 +5,12 @@
 // validator compiled long ago. The core keys each schema by its text (`inputSchemaKey`,
 // `outputSchemaKey` of a tool entry); a tool without a key gets its own wrapper.
 //
-// The shared wrapper holds a frozen copy of the schema, so no client's code can change what
-// another client's tools validate against. An entry lives as long as some tool holds it (its
-// `inputSchema`, or its execute's output validators): once every client that saw a schema is
-// gone, the entry goes too.
+// The shared wrapper holds the schema object of the first client that saw it (copying and
+// freezing every schema cost a 2 000-tool catalog 15% more time and 30% more memory); that
+// client's definitions (`listToolDefinitions()`) hand out copies, so no client's code reaches
+// the shared object but through a tool's `inputSchema.getSchema()`, which is not to be mutated.
+// An entry lives as long as some tool holds it (its `inputSchema`, or its execute's output
+// validators): once every client that saw a schema is gone, the entry goes too.
 
 /** key → WeakRef of an entry: an input schema wrapper, or `{ validator, permissive }` */
 const entries = new Map();
@@ -17,19 +19,11 @@ const collected = new FinalizationRegistry((key) => {
   if (ref && ref.deref() === undefined) entries.delete(key);
 });
 
-function deepFreeze(value) {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
-/** The shared entry for `key`, made by `make(frozenCopyOfSchema)` on first use. */
+/** The shared entry for `key`, made by `make(schema)` on first use. */
 function entryFor(key, schema, make) {
   const live = entries.get(key)?.deref();
   if (live) return live;
-  const entry = make(deepFreeze(structuredClone(schema)));
+  const entry = make(schema);
   entries.set(key, new WeakRef(entry));
   collected.register(entry, key);
   return entry;

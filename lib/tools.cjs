@@ -148,14 +148,17 @@ function abortError(signal) {
   return err;
 }
 
-/** The JSON-safe definition of a tool (for caching catalogs across processes). */
+/**
+ * The JSON-safe definition of a tool (for caching catalogs across processes). Its schemas are
+ * copies: the listed ones may back validators other clients share (see shared-schemas.cjs).
+ */
 function toDefinition(server, entry, session) {
   const t = entry.tool;
   return {
     name: t.name,
     ...(t.description ? { description: t.description } : {}),
-    inputSchema: t.inputSchema,
-    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+    inputSchema: structuredClone(t.inputSchema),
+    ...(t.outputSchema ? { outputSchema: structuredClone(t.outputSchema) } : {}),
     ...(t.annotations ? { annotations: t.annotations } : {}),
     ...(t._meta ? { _meta: t._meta } : {}),
     server: {
