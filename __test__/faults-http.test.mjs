@@ -174,8 +174,11 @@ test('faults/http: a client per request leaves sockets, descriptors, threads and
   const heap = process.memoryUsage().heapUsed;
   const refs = [];
   for (let i = 0; i < 200; i++) refs.push(await cycle(i));
-  await waitFor(() => socketCount() <= sockets, { timeoutMs: 5000, message: `sockets back to ${sockets} (now ${socketCount()})` });
-  await waitFor(() => fdCount() <= fds, { timeoutMs: 5000, message: `descriptors back to ${fds} (now ${fdCount()})` });
+  // Idle keep-alive connections of the process's shared pool may stay (a few, closed after 30 s idle); 200
+  // clients that each kept one would show here as 200.
+  const pooled = 4;
+  await waitFor(() => socketCount() <= sockets + pooled, { timeoutMs: 5000, message: `sockets back to ${sockets} (+${pooled} pooled; now ${socketCount()})` });
+  await waitFor(() => fdCount() <= fds + pooled, { timeoutMs: 5000, message: `descriptors back to ${fds} (+${pooled} pooled; now ${fdCount()})` });
   assert.ok(threadCount() <= threads + 2, `threads flat (${threads} → ${threadCount()})`);
   await waitFor(
     () => {
