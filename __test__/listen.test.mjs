@@ -13,20 +13,23 @@ before(async () => {
 });
 after(() => server?.stop());
 
-/** A custom fetch that records the JSON-RPC methods the client sent. */
+/** A custom fetch that records the JSON-RPC messages the client sent (and their methods). */
 function wireSpy() {
   const methods = [];
+  const messages = [];
   const fetchSpy = async (url, init) => {
     if (typeof init?.body === 'string') {
       try {
-        methods.push(JSON.parse(init.body).method);
+        const m = JSON.parse(init.body);
+        methods.push(m.method);
+        messages.push(m);
       } catch {
         // not JSON-RPC
       }
     }
     return fetch(url, init);
   };
-  return { methods, fetchSpy };
+  return { methods, messages, fetchSpy };
 }
 
 let n = 0;
@@ -131,4 +134,31 @@ test('stress: concurrent subscribe/unsubscribe, reconnects and list changes; the
   } finally {
     await c.disconnect();
   }
+});
+
+test('one stream at a time: a replaced or closed stream is cancelled on the wire, one severed by a reconnect is not', async () => {
+  const { messages, fetchSpy } = wireSpy();
+  const c = internal({ fetch: fetchSpy });
+  await c.connect();
+  const listens = () => messages.filter((m) => m.method === 'subscriptions/listen');
+  const cancelled = () => messages.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId);
+  const settle = async (count) => waitFor(() => listens().length === count, { timeoutMs: 10_000, message: `${count} listen streams` });
+  await c.subscribeResource('res://1');
+  await settle(1);
+  await c.subscribeResource('res://1');
+  await c.subscribeResource('res://2');
+  await settle(2);
+  await c.unsubscribeResource('res://1');
+  await settle(3);
+  await c.forceReconnect();
+  await settle(4);
+  await c.unsubscribeResource('res://2');
+  await c.subscribeResource('res://2');
+  await settle(5);
+  await c.disconnect();
+  const ids = listens().map((m) => m.id);
+  assert.deepEqual(listens().map((m) => m.params.notifications.resourceSubscriptions), [['res://1'], ['res://1', 'res://2'], ['res://2'], ['res://2'], ['res://2']]);
+  await waitFor(() => cancelled().length === 4, { timeoutMs: 10_000, message: `four cancellations (got ${JSON.stringify(cancelled())})` });
+  assert.deepEqual(cancelled(), [ids[0], ids[1], ids[3], ids[4]], 'replaced, replaced, closed, closed at disconnect; not the one the reconnect severed');
+  assert.ok(!messages.some((m) => m.method === 'resources/subscribe'), 'no resources/subscribe in this era');
 });

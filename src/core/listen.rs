@@ -7,15 +7,18 @@
 //! receives (`Observed` for HTTP, the stdio pipe) — so this only keeps the subscription open and
 //! drained; routing them here too delivered each one twice.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
+use rmcp::service::Subscription;
 use rmcp::service::RoleClient;
 use rmcp::Peer;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::connection::announce::CancelAnnouncer;
 use super::connection::{Connection, Layer, Live, RequestOptions};
 use super::error::{ErrorKind, McpError, Result};
 use super::handler::HandlerShared;
@@ -40,15 +43,16 @@ impl Layer for Hook {
     }
 
     fn renewed(&self, conn: &Connection, live: &Arc<Live>) {
+        // A reconnect severs the stream: the server is not told.
         if let Some(listener) = live.slots.peek::<Listener>() {
-            listener.stop();
+            listener.stop(false);
         }
         listen(conn, live);
     }
 
     fn closing(&self, live: &Live) {
         if let Some(listener) = live.slots.peek::<Listener>() {
-            listener.stop();
+            listener.stop(true);
         }
     }
 }
@@ -65,7 +69,7 @@ fn asks_unasked(shared: &HandlerShared) -> bool {
 /// stream asking for the last interest, whatever order their calls get here in.
 fn listen(conn: &Connection, live: &Live) {
     if live.is_modern() {
-        live.slots.get::<Listener>().apply(live.peer(), conn.shared(), || interest(conn));
+        live.slots.get::<Listener>().apply(live, conn.shared(), || interest(conn));
     }
 }
 
@@ -191,51 +195,100 @@ impl Interest {
 /// The `subscriptions/listen` stream of one session, if one is open, and what it asks for.
 #[derive(Default)]
 pub struct Listener {
-    open: Mutex<Option<(Interest, CancellationToken)>>,
+    open: Mutex<Option<OpenStream>>,
 }
+
+struct OpenStream {
+    interest: Interest,
+    stop: CancellationToken,
+    /// Set when the stream is ended on purpose (replaced, or closed): the server is told.
+    /// A stream severed by a reconnect is not.
+    told: Arc<AtomicBool>,
+}
+
+impl OpenStream {
+    fn end(self, tell: bool) {
+        self.told.store(tell, Ordering::SeqCst);
+        self.stop.cancel();
+    }
+}
+
+/// How long a stream ended before the server acknowledged it waits for the acknowledgment, so
+/// that the server can be told it is cancelled.
+const ACK_BOUND: Duration = Duration::from_secs(5);
 
 impl Listener {
     /// Makes the session's stream ask for `interest`: nothing happens when it already does; an
-    /// empty interest closes it; otherwise a new stream replaces the old one.
-    pub fn apply(&self, peer: &Peer<RoleClient>, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) {
+    /// empty interest closes it; otherwise a new stream replaces the old one (which is cancelled).
+    pub fn apply(&self, live: &Live, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) {
         let Ok(mut open) = self.open.lock() else { return };
         let interest = &wanted();
-        if open.as_ref().map(|(asked, _)| asked) == Some(interest) || (open.is_none() && interest.is_empty()) {
+        if open.as_ref().map(|o| &o.interest) == Some(interest) || (open.is_none() && interest.is_empty()) {
             return;
         }
         let replacement = (!interest.is_empty()).then(|| {
-            let stop = CancellationToken::new();
-            start(peer.clone(), shared.clone(), interest.filter(), stop.clone());
-            (interest.clone(), stop)
+            let stream = OpenStream { interest: interest.clone(), stop: CancellationToken::new(), told: Default::default() };
+            start(live.peer().clone(), live.cancel_announcer(), shared.clone(), interest.filter(), stream.stop.clone(), stream.told.clone());
+            stream
         });
-        if let Some((_, old)) = std::mem::replace(&mut *open, replacement) {
-            old.cancel();
+        if let Some(old) = std::mem::replace(&mut *open, replacement) {
+            old.end(true);
         }
     }
 
-    /// Closes the stream, if any.
-    pub fn stop(&self) {
-        if let Some((_, stop)) = self.open.lock().ok().and_then(|mut o| o.take()) {
-            stop.cancel();
+    /// Closes the stream, if any; `tell`: the server is told it is cancelled (not when a
+    /// reconnect severs it).
+    pub fn stop(&self, tell: bool) {
+        if let Some(open) = self.open.lock().ok().and_then(|mut o| o.take()) {
+            open.end(tell);
         }
+    }
+}
+
+/// Ends an acknowledged subscription: rmcp's cancel, and, where rmcp only closes the stream, the
+/// server told with `notifications/cancelled` (when `tell`).
+async fn cancel(mut subscription: Subscription, announcer: Option<Arc<CancelAnnouncer>>, tell: bool) {
+    let id = subscription.id().clone();
+    let _ = subscription.cancel().await;
+    if let (true, Some(announcer)) = (tell, announcer) {
+        announcer.announce(&id, "the subscription was replaced or closed").await;
     }
 }
 
 /// Opens the subscription on `peer` and drains it until `stop` fires or the subscription ends.
 /// Returns at once; the work runs on the runtime.
-fn start(peer: Peer<RoleClient>, shared: Arc<HandlerShared>, filter: SubscriptionFilter, stop: CancellationToken) {
+fn start(
+    peer: Peer<RoleClient>,
+    announcer: Option<Arc<CancelAnnouncer>>,
+    shared: Arc<HandlerShared>,
+    filter: SubscriptionFilter,
+    stop: CancellationToken,
+    told: Arc<AtomicBool>,
+) {
     tokio::spawn(async move {
-        let mut subscription = tokio::select! {
-            // A stream replaced before it went out (concurrent subscribe calls) is never sent.
-            biased;
-            _ = stop.cancelled() => return,
-            opened = peer.listen(filter) => match opened {
-                Ok(s) => s,
-                Err(e) => {
-                    shared.diagnostic("debug", format!("subscriptions/listen was not accepted: {e}"));
-                    return;
+        // A stream replaced before it went out (concurrent subscribe calls) is never sent.
+        if stop.is_cancelled() {
+            return;
+        }
+        let listening = peer.listen(filter);
+        tokio::pin!(listening);
+        let opened = tokio::select! {
+            opened = &mut listening => opened,
+            _ = stop.cancelled() => {
+                // Ended while the server had not acknowledged it yet: wait (bounded) for the
+                // acknowledgment, so that it can be cancelled by id.
+                if let Ok(Ok(subscription)) = tokio::time::timeout(ACK_BOUND, &mut listening).await {
+                    cancel(subscription, announcer, told.load(Ordering::SeqCst)).await;
                 }
-            },
+                return;
+            }
+        };
+        let mut subscription = match opened {
+            Ok(s) => s,
+            Err(e) => {
+                shared.diagnostic("debug", format!("subscriptions/listen was not accepted: {e}"));
+                return;
+            }
         };
         loop {
             tokio::select! {
@@ -252,7 +305,7 @@ fn start(peer: Peer<RoleClient>, shared: Arc<HandlerShared>, filter: Subscriptio
                     }
                 },
                 _ = stop.cancelled() => {
-                    let _ = subscription.cancel().await;
+                    cancel(subscription, announcer, told.load(Ordering::SeqCst)).await;
                     return;
                 }
             }

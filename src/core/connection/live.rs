@@ -8,6 +8,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::Peer;
 use serde_json::{json, Value};
 
+use super::announce::CancelAnnouncer;
 use super::layer::Slots;
 use crate::core::config::ServerConfig;
 use crate::core::error::Result;
@@ -39,6 +40,8 @@ pub struct Live {
     listener: Option<Listener>,
     /// Per-session state of the layers above the connection (a `subscriptions/listen` stream).
     pub slots: Slots,
+    /// A 2026-07-28 Streamable HTTP session's way to tell the server a request is cancelled.
+    cancel_announcer: Option<Arc<CancelAnnouncer>>,
 }
 
 impl Live {
@@ -62,6 +65,12 @@ impl Live {
     /// before the latest opening may have missed a notification. 0 where it is always open.
     pub fn channel_openings(&self) -> u64 {
         self.listener.as_ref().map_or(0, Listener::openings)
+    }
+
+    /// How to tell the server a request is cancelled where rmcp only closes its stream (a
+    /// 2026-07-28 Streamable HTTP session without OAuth); `None` where rmcp's own cancel reaches it.
+    pub fn cancel_announcer(&self) -> Option<Arc<CancelAnnouncer>> {
+        self.cancel_announcer.clone()
     }
 
     /// Asks for the channel of unasked server messages now, without waiting for it.
@@ -135,6 +144,11 @@ fn session_envelope(service: &Service, shared: &HandlerShared, info: Option<&rmc
 
 /// Opens a session and wraps it as `Live`.
 pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Arc<Live>> {
+    let http_url = match &config.spec {
+        Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.clone()),
+        _ => None,
+    };
+    let announce_over = remote.as_ref().filter(|r| r.oauth.is_none()).map(|r| r.net.clone());
     let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
@@ -146,7 +160,17 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
         Some(cell) => modern || cell.lock().is_ok_and(|id| id.is_some()),
         None => true,
     };
+    let cancel_announcer = match (modern, opened.http_session.is_some(), announce_over, http_url) {
+        (true, true, Some(net), Some(url)) => Some(Arc::new(CancelAnnouncer {
+            net,
+            url,
+            protocol_version: MODERN_PROTOCOL_VERSION.to_string(),
+            envelope: session_envelope(&opened.service, &shared, info.as_deref()).members().to_string(),
+        })),
+        _ => None,
+    };
     let live = Live {
+        cancel_announcer,
         hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),

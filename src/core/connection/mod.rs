@@ -5,6 +5,7 @@
 //! above it ([`layer`]): they call the request path, keep their state in [`Slots`], and hook the
 //! lifecycle through [`Layer`]. The connection names none of them.
 
+pub mod announce;
 mod errors;
 pub mod layer;
 mod live;
