@@ -150,11 +150,24 @@ test('one stream at a time: a replaced or closed stream is cancelled on the wire
   await settle(2);
   await c.unsubscribeResource('res://1');
   await settle(3);
+  const updates = [];
+  c.setResourceUpdatedNotificationHandler((p) => updates.push(p?.uri ?? p?.params?.uri));
+  const touch = (await c.tools()).touch;
+  // A stream is cancelled by id once the server acknowledged it: wait until one carries an update.
+  const carried = async (what) => {
+    updates.length = 0;
+    await waitFor(async () => {
+      await touch.execute({ uri: 'res://2' });
+      return updates.includes('res://2');
+    }, { timeoutMs: 10_000, message: `${what} carries updates` });
+  };
   await c.forceReconnect();
   await settle(4);
+  await carried('the stream after the reconnect');
   await c.unsubscribeResource('res://2');
   await c.subscribeResource('res://2');
   await settle(5);
+  await carried('the last stream');
   await c.disconnect();
   const ids = listens().map((m) => m.id);
   assert.deepEqual(listens().map((m) => m.params.notifications.resourceSubscriptions), [['res://1'], ['res://1', 'res://2'], ['res://2'], ['res://2'], ['res://2']]);

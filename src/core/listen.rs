@@ -67,9 +67,21 @@ fn asks_unasked(shared: &HandlerShared) -> bool {
 /// Makes the session's `subscriptions/listen` ask for what is wanted now (2026-07-28 sessions
 /// only). The interest is read under the stream's lock, so concurrent changes end with the
 /// stream asking for the last interest, whatever order their calls get here in.
-fn listen(conn: &Connection, live: &Live) {
+fn listen(conn: &Connection, live: &Live) -> Option<Acknowledged> {
     if live.is_modern() {
-        live.slots.get::<Listener>().apply(live, conn.shared(), || interest(conn));
+        live.slots.get::<Listener>().apply(live, conn.shared(), || interest(conn))
+    } else {
+        None
+    }
+}
+
+/// Settles once the stream asking for an interest is acknowledged by the server (or failed,
+/// or was replaced before): registering a handler or subscribing resolves then, as in 2.0.
+pub struct Acknowledged(tokio::sync::watch::Receiver<bool>);
+
+impl Acknowledged {
+    async fn wait(mut self) {
+        let _ = tokio::time::timeout(ACK_BOUND, self.0.wait_for(|done| *done)).await;
     }
 }
 
@@ -90,7 +102,9 @@ pub async fn want_list_changes(conn: &Connection, kind: ListKind) {
     let Some(live) = conn.try_current() else { return };
     if live.is_modern() {
         if changed {
-            listen(conn, &live);
+            if let Some(acknowledged) = listen(conn, &live) {
+                acknowledged.wait().await;
+            }
         }
     } else {
         live.open_channel(CHANNEL_OPEN_BOUND).await;
@@ -126,7 +140,9 @@ async fn resource_subscription(conn: &Connection, uri: &str, subscribe: bool) ->
         let mut interest = wanted.0.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, conn.name(), "subscriptions lock poisoned"))?;
         interest.subscribe(uri, subscribe);
     }
-    listen(conn, &live);
+    if let Some(acknowledged) = listen(conn, &live) {
+        acknowledged.wait().await;
+    }
     Ok(json!({}))
 }
 
@@ -213,27 +229,31 @@ impl OpenStream {
     }
 }
 
-/// How long a stream ended before the server acknowledged it waits for the acknowledgment, so
-/// that the server can be told it is cancelled.
+/// How long registering a handler or subscribing waits for the server to acknowledge the stream.
 const ACK_BOUND: Duration = Duration::from_secs(5);
 
 impl Listener {
     /// Makes the session's stream ask for `interest`: nothing happens when it already does; an
     /// empty interest closes it; otherwise a new stream replaces the old one (which is cancelled).
-    pub fn apply(&self, live: &Live, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) {
-        let Ok(mut open) = self.open.lock() else { return };
+    /// Returns what settles once the new stream is acknowledged, if one was started.
+    pub fn apply(&self, live: &Live, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) -> Option<Acknowledged> {
+        let Ok(mut open) = self.open.lock() else { return None };
         let interest = &wanted();
         if open.as_ref().map(|o| &o.interest) == Some(interest) || (open.is_none() && interest.is_empty()) {
-            return;
+            return None;
         }
+        let (acked, acknowledged) = tokio::sync::watch::channel(false);
         let replacement = (!interest.is_empty()).then(|| {
             let stream = OpenStream { interest: interest.clone(), stop: CancellationToken::new(), told: Default::default() };
-            start(live.peer().clone(), live.cancel_announcer(), shared.clone(), interest.filter(), stream.stop.clone(), stream.told.clone());
+            let control = Control { stop: stream.stop.clone(), told: stream.told.clone(), acked };
+            start(live.peer().clone(), live.cancel_announcer(), shared.clone(), interest.filter(), control);
             stream
         });
+        let started = replacement.is_some();
         if let Some(old) = std::mem::replace(&mut *open, replacement) {
             old.end(true);
         }
+        started.then_some(Acknowledged(acknowledged))
     }
 
     /// Closes the stream, if any; `tell`: the server is told it is cancelled (not when a
@@ -248,41 +268,37 @@ impl Listener {
 /// Ends an acknowledged subscription: rmcp's cancel, and, where rmcp only closes the stream, the
 /// server told with `notifications/cancelled` (when `tell`).
 async fn cancel(mut subscription: Subscription, announcer: Option<Arc<CancelAnnouncer>>, tell: bool) {
-    let id = subscription.id().clone();
-    let _ = subscription.cancel().await;
+    // The server is told first: a session that is being closed may not get to rmcp's cancel.
     if let (true, Some(announcer)) = (tell, announcer) {
-        announcer.announce(&id, "the subscription was replaced or closed").await;
+        announcer.announce(subscription.id(), "the subscription was replaced or closed").await;
     }
+    let _ = subscription.cancel().await;
+}
+
+/// How a stream's task is told to end, and tells that it is acknowledged.
+struct Control {
+    stop: CancellationToken,
+    told: Arc<AtomicBool>,
+    acked: tokio::sync::watch::Sender<bool>,
 }
 
 /// Opens the subscription on `peer` and drains it until `stop` fires or the subscription ends.
 /// Returns at once; the work runs on the runtime.
-fn start(
-    peer: Peer<RoleClient>,
-    announcer: Option<Arc<CancelAnnouncer>>,
-    shared: Arc<HandlerShared>,
-    filter: SubscriptionFilter,
-    stop: CancellationToken,
-    told: Arc<AtomicBool>,
-) {
+fn start(peer: Peer<RoleClient>, announcer: Option<Arc<CancelAnnouncer>>, shared: Arc<HandlerShared>, filter: SubscriptionFilter, control: Control) {
+    let Control { stop, told, acked } = control;
     tokio::spawn(async move {
-        // A stream replaced before it went out (concurrent subscribe calls) is never sent.
-        if stop.is_cancelled() {
-            return;
-        }
-        let listening = peer.listen(filter);
-        tokio::pin!(listening);
         let opened = tokio::select! {
-            opened = &mut listening => opened,
+            // A stream replaced before it went out (concurrent subscribe calls) is never sent;
+            // one replaced before the server acknowledged it is closed at once (rmcp closes its
+            // request), so it carries nothing more.
+            biased;
             _ = stop.cancelled() => {
-                // Ended while the server had not acknowledged it yet: wait (bounded) for the
-                // acknowledgment, so that it can be cancelled by id.
-                if let Ok(Ok(subscription)) = tokio::time::timeout(ACK_BOUND, &mut listening).await {
-                    cancel(subscription, announcer, told.load(Ordering::SeqCst)).await;
-                }
+                let _ = acked.send(true);
                 return;
             }
+            opened = peer.listen(filter) => opened,
         };
+        let _ = acked.send(true);
         let mut subscription = match opened {
             Ok(s) => s,
             Err(e) => {
