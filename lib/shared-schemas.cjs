@@ -35,7 +35,7 @@ function entryFor(key, schema, make) {
  */
 function inputSchemaFor(coreTools, jsonSchema, key) {
   if (!key || !coreTools.toStandardSchema || !jsonSchema || typeof jsonSchema !== 'object') return jsonSchema;
-  return entryFor(`in:${key}`, jsonSchema, (frozen) => coreTools.toStandardSchema(frozen));
+  return entryFor(`in:${key}`, jsonSchema, (schema) => coreTools.toStandardSchema(schema));
 }
 
 /**
