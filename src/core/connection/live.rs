@@ -42,6 +42,8 @@ pub struct Live {
     pub slots: Slots,
     /// A 2026-07-28 Streamable HTTP session's way to tell the server a request is cancelled.
     cancel_announcer: Option<Arc<CancelAnnouncer>>,
+    /// Whether the session answered a request (a session that dies before is a crash).
+    answered: std::sync::atomic::AtomicBool,
 }
 
 impl Live {
@@ -65,6 +67,16 @@ impl Live {
     /// before the latest opening may have missed a notification. 0 where it is always open.
     pub fn channel_openings(&self) -> u64 {
         self.listener.as_ref().map_or(0, Listener::openings)
+    }
+
+    /// Whether the session answered a request.
+    pub fn answered(&self) -> bool {
+        self.answered.load(std::sync::atomic::Ordering::Relaxed) || self.lane.as_ref().is_some_and(|l| l.answered())
+    }
+
+    /// The session answered a request.
+    pub(super) fn note_answer(&self) {
+        self.answered.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// How to tell the server a request is cancelled where rmcp only closes its stream (a
@@ -171,6 +183,7 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
     };
     let live = Live {
         cancel_announcer,
+        answered: Default::default(),
         hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),

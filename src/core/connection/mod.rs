@@ -192,8 +192,11 @@ impl Connection {
                 State::Ready(live) if !live.is_closed() => return Ok(live.clone()),
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
                 State::Ready(_) | State::Idle => {
-                    if matches!(&*state, State::Ready(_)) {
-                        if let Err(wait) = self.deaths.died() {
+                    if let State::Ready(dead) = &*state {
+                        // A session that answered nothing is a crash; one that served requests
+                        // (a server killed or redeployed) clears the count.
+                        let crashed = if dead.answered() { self.deaths.clear(); Ok(()) } else { self.deaths.died() };
+                        if let Err(wait) = crashed {
                             let last = self.shared.last_words();
                             return Err(McpError::new(
                                 ErrorKind::TransportClosed,

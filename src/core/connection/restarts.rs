@@ -1,7 +1,9 @@
 //! A server whose session keeps dying is not started again forever: at most
-//! [`MAX_RESTARTS`] restarts after unexpected deaths within [`RESTART_WINDOW`]; past that, its
-//! requests fail at once with the crash's last words (the server's last stderr lines) until the
-//! window has moved on. `disconnect()` and `reconnectServer()` are not deaths.
+//! [`MAX_RESTARTS`] restarts after crashes within [`RESTART_WINDOW`]; past that, its requests
+//! fail at once with the crash's last words (the server's last stderr lines) until the window
+//! has moved on. A crash is a session that died before answering any request; one that served
+//! requests first (a server killed or redeployed under load) clears the count.
+//! `disconnect()` and `reconnectServer()` are not deaths.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -16,6 +18,13 @@ pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
 pub struct Deaths(Mutex<VecDeque<Instant>>);
 
 impl Deaths {
+    /// A session served requests: the server is not crash-looping.
+    pub fn clear(&self) {
+        if let Ok(mut deaths) = self.0.lock() {
+            deaths.clear();
+        }
+    }
+
     /// A session died: whether it may be started again now (`Err`: how long until it may).
     pub fn died(&self) -> Result<(), Duration> {
         let Ok(mut deaths) = self.0.lock() else { return Ok(()) };

@@ -22,7 +22,11 @@ impl Connection {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
         if let Some(lane) = live.lane.clone() {
-            return self.send_on_lane(&lane, method, params, options).await;
+            let answer = self.send_on_lane(&lane, method, params, options).await;
+            if answer.is_ok() {
+                live.note_answer();
+            }
+            return answer;
         }
         let mut request: ClientRequest = if options.verbatim {
             ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)))
@@ -93,6 +97,7 @@ impl Connection {
             }
         }
         let result = outcome.map_err(RequestFailure::Failed)?;
+        live.note_answer();
         serde_json::to_string(&result).map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }
 

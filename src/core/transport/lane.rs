@@ -67,12 +67,14 @@ pub struct Lane {
     next_id: AtomicU64,
     /// The per-request `_meta` of a 2026-07-28 session, set once the session is open.
     envelope: OnceLock<Envelope>,
+    /// Whether the server answered any request on the lane.
+    answered: std::sync::atomic::AtomicBool,
 }
 
 impl Lane {
     /// A lane over `writer`, with its timeout sweeper running on the current tokio runtime.
     pub fn start(writer: Arc<PipeWriter>) -> Arc<Lane> {
-        let lane = Arc::new(Lane { writer, state: Mutex::default(), wake_sweeper: Notify::new(), next_id: AtomicU64::new(1), envelope: OnceLock::new() });
+        let lane = Arc::new(Lane { writer, state: Mutex::default(), wake_sweeper: Notify::new(), next_id: AtomicU64::new(1), envelope: OnceLock::new(), answered: Default::default() });
         tokio::spawn(sweep(Arc::downgrade(&lane)));
         lane
     }
@@ -151,11 +153,19 @@ impl Lane {
     /// Settles request `id` with the server's answer. Unknown ids (late answers after a timeout
     /// or cancellation) are ignored.
     pub fn answer(&self, id: u64, outcome: LaneOutcome) {
+        if outcome.is_ok() {
+            self.answered.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let pending = self.state.lock().ok().and_then(|mut s| s.pending.remove(&id));
         match pending {
             Some(p) => (p.done)(outcome),
             None => tracing::debug!(id, "dropping an answer to a request that already settled"),
         }
+    }
+
+    /// Whether the server answered any request on the lane.
+    pub fn answered(&self) -> bool {
+        self.answered.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Cancels request `id`: tells the server (`notifications/cancelled`) and settles it with
