@@ -28,27 +28,16 @@ let clientCount = 0;
 async function makeClient(servers) {
   const id = `bench-${impl}-${process.pid}-${clientCount++}`;
   if (impl === 'floor') {
-    const { StdioFloorClient, HttpFloorClient } = await import('./floor-client.mjs');
-    const connections = {};
+    const c = await userClient(servers);
     return {
       async listTools() {
         const out = {};
-        await Promise.all(
-          Object.entries(servers).map(async ([name, def]) => {
-            connections[name] ??= await (def.url
-              ? HttpFloorClient.connect(def.url)
-              : StdioFloorClient.connect(def.command, def.args));
-            const conn = connections[name];
-            for (const tool of await conn.listTools()) {
-              out[`${name}_${tool.name}`] = { execute: (args) => conn.callTool(tool.name, args) };
-            }
-          }),
-        );
+        for (const [name, tools] of Object.entries(await c.listToolsets())) {
+          for (const [tool, t] of Object.entries(tools)) out[`${name}_${tool}`] = t;
+        }
         return out;
       },
-      async disconnect() {
-        await Promise.all(Object.values(connections).map((c) => c.close()));
-      },
+      disconnect: () => c.disconnect(),
     };
   }
   const { MCPClient } =
@@ -66,9 +55,9 @@ function stdioServer(tools = 10, { dualEra = false } = {}) {
   return dualEra && impl === 'ours' ? { ...def, protocolVersion: '2026-07-28' } : def;
 }
 
-/** Starts the fixture over HTTP; it exits when we close its stdin. */
-async function httpServer(sse) {
-  const child = spawn(FIXTURE_BIN, ['http', '--port', '0', ...(sse ? ['--sse'] : [])], {
+/** Starts the fixture over HTTP (`dualEra`: it also speaks 2026-07-28); it exits when we close its stdin. */
+async function httpServer(sse, dualEra = false) {
+  const child = spawn(FIXTURE_BIN, ['http', '--port', '0', ...(sse ? ['--sse'] : []), ...(dualEra ? ['--dual-era'] : [])], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout });
@@ -79,6 +68,7 @@ async function httpServer(sse) {
   lines.close();
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
+    port: Number(port),
     def: { url: new URL(`http://127.0.0.1:${port}/mcp`) },
     async stop() {
       child.stdin.end();
@@ -387,19 +377,6 @@ async function userChurn(transport, url, users, concurrency, opts = {}) {
   return { users_per_s: users / seconds, median_ms: quantile(times, 0.5) };
 }
 
-/** Starts the fixture over HTTP for the per-user scenarios (`dualEra`: it also speaks 2026-07-28). */
-async function perUserHttp(dualEra = false) {
-  const child = spawn(FIXTURE_BIN, ['http', '--port', '0', ...(dualEra ? ['--dual-era'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout });
-  const port = await new Promise((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`fixture server exited (${code}) before printing its port`)));
-  });
-  lines.close();
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { port: Number(port), stop: async () => (child.stdin.end(), await exited) };
-}
-
 /** Starts bench/rtt-proxy.mjs in front of `port`; `connections()` asks it how many it accepted. */
 async function rttProxy(port, rttMs) {
   const child = spawn(process.execPath, [new URL('./rtt-proxy.mjs', import.meta.url).pathname, String(port), String(rttMs / 2)], {
@@ -449,7 +426,7 @@ async function heldClients(transport, url, n) {
 }
 
 async function perUser(transport, { users = 400, concurrency = 8, sequential = 40, hold = 200 }) {
-  const server = transport === 'http' ? await perUserHttp() : undefined;
+  const server = transport === 'http' ? await httpServer(false) : undefined;
   const url = server ? `http://127.0.0.1:${server.port}/mcp` : undefined;
   try {
     await userChurn(transport, url, Math.min(40, users), concurrency); // module loading, JIT
@@ -472,7 +449,7 @@ async function perUser(transport, { users = 400, concurrency = 8, sequential = 4
  * also speaks 2026-07-28 and ours is pinned to it (a known era: no discovery after the first client).
  */
 async function perUserRtt({ users = 40, concurrency = 4, rtt = 50, dualEra = 0 }) {
-  const server = await perUserHttp(Boolean(dualEra));
+  const server = await httpServer(false, Boolean(dualEra));
   const proxy = await rttProxy(server.port, rtt);
   const url = `http://127.0.0.1:${proxy.port}/mcp`;
   try {

@@ -120,38 +120,32 @@ impl Listener {
         }
     }
 
-    /// Waits (at most `bound`) until a GET stream is open, or the server refused one; whether one is open.
-    pub async fn until_open(&self, bound: Duration) -> bool {
+    /// Waits (at most `bound`) until `done` holds, re-checking whenever the state changes.
+    async fn until(&self, bound: Duration, done: impl Fn(&Self) -> bool) {
         let _ = tokio::time::timeout(bound, async {
             loop {
                 let changed = self.0.changed.notified();
                 tokio::pin!(changed);
                 changed.as_mut().enable();
-                if self.is_open() || self.0.refused.load(Ordering::SeqCst) {
+                if done(self) {
                     return;
                 }
                 changed.await;
             }
         })
         .await;
+    }
+
+    /// Waits (at most `bound`) until a GET stream is open, or the server refused one; whether one is open.
+    pub async fn until_open(&self, bound: Duration) -> bool {
+        self.until(bound, |l| l.is_open() || l.0.refused.load(Ordering::SeqCst)).await;
         self.is_open()
     }
 
     /// Waits (at most `bound`) until no GET stream is open; whether one was open when called.
     pub async fn until_closed(&self, bound: Duration) -> bool {
         let had = self.is_open();
-        let _ = tokio::time::timeout(bound, async {
-            loop {
-                let changed = self.0.changed.notified();
-                tokio::pin!(changed);
-                changed.as_mut().enable();
-                if !self.is_open() {
-                    return;
-                }
-                changed.await;
-            }
-        })
-        .await;
+        self.until(bound, |l| !l.is_open()).await;
         had
     }
 }
