@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { MCPClient } from '../index.mjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
-import { nodeBin, tmpFile, waitFor } from './fixtures/helpers.mjs';
+import { nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
 
 const cleanup = [];
 after(async () => {
@@ -86,7 +86,10 @@ test('a stdio server killed under load: calls in flight may have run, later call
   await waitFor(() => ledgerLines(ledger).filter((l) => l.startsWith('call')).length === 3, { message: 'the calls reached the server' });
   const pid = Number(ledgerLines(ledger)[0].split(' ')[1]);
   process.kill(pid, 'SIGKILL');
-  for (const outcome of await Promise.all(inFlight)) assert.match(outcome, /may have run/);
+  for (const outcome of await Promise.all(inFlight)) {
+    assert.match(outcome, /may have run/);
+    assert.match(outcome, /it was killed by signal 9 \(SIGKILL\)/, 'how the server ended');
+  }
   const later = await Promise.all(Array.from({ length: 4 }, (_, i) => tools.s_work.execute({ n: `later${i}` })));
   assert.deepEqual(later.map((r) => r.content[0].text).sort(), ['done later0', 'done later1', 'done later2', 'done later3']);
   const lines = ledgerLines(ledger);
@@ -108,8 +111,38 @@ test('a stdio server that keeps crashing is not started again forever; the error
   const last = errors.at(-1);
   assert.match(last, /MCP server s keeps exiting \(5 times within 60 s\): not started again/);
   assert.match(last, /fatal: crash requested/, 'its last stderr lines');
+  assert.match(last, /it exited with code 7/, 'its exit code');
   // An explicit reconnect starts it again.
   await c.reconnectServer('s');
   assert.equal((await tools.s_work.execute({ n: 'after-reconnect' })).content[0].text, 'done after-reconnect');
   appendFileSync(ledger, '');
 });
+
+// Every request kind rides through a restart, over Streamable HTTP and the legacy SSE transport.
+for (const mode of ['streamableHttp', 'sse']) {
+  test(`${mode}: lists, resource reads and prompts wait for a restarted server and are sent once it is back`, async () => {
+    let ev = await startEverythingHttp(mode);
+    cleanup.push(() => ev.stop());
+    const c = new MCPClient({ id: `restart-kinds-${mode}`, servers: { ev: { url: new URL(ev.url), timeout: 15000 } } });
+    cleanup.push(() => c.disconnect());
+    const listed = (await c.resources.list()).ev;
+    const resource = listed.find((r) => r.mimeType === 'text/plain') ?? listed[0];
+    const prompt = (await c.prompts.list()).ev.find((p) => !p.arguments?.some((arg) => arg.required));
+    assert.ok(resource && prompt, 'the server has a text resource and a prompt without required arguments');
+    const port = ev.port;
+    await ev.stop();
+    const waiting = Promise.all([
+      c.listTools(),
+      c.resources.list(),
+      c.resources.read('ev', resource.uri),
+      c.prompts.get({ serverName: 'ev', name: prompt.name }),
+    ]);
+    await new Promise((r) => setTimeout(r, 600));
+    ev = await startEverythingHttp(mode, { port });
+    const [tools, resources, read, got] = await waiting;
+    assert.ok(Object.keys(tools).some((name) => name.startsWith('ev_')), 'tools listed from the restarted server');
+    assert.ok(resources.ev.some((r) => r.uri === resource.uri), 'resources listed from the restarted server');
+    assert.equal(read.contents[0].uri, resource.uri);
+    assert.ok(got.messages.length > 0, 'the prompt came back');
+  });
+}

@@ -87,6 +87,11 @@ pub struct HandlerShared {
     pub endpoint: Option<String>,
     /// The last lines the server wrote to stderr (a few hundred bytes), for crash messages.
     pub stderr_tail: Mutex<String>,
+    /// Set once a legacy SSE session of this server opened: a later connect that finds it
+    /// unreachable (a restart) waits for it, within the connect's budget.
+    pub sse_reached: AtomicBool,
+    /// How the server's last process ended ("exited with code 1"), for crash messages.
+    pub last_exit: Mutex<Option<String>>,
     /// This server's last `server/discover` answer, reused by later sessions (`era::known`).
     pub last_discover: Mutex<Option<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>>,
 }
@@ -119,6 +124,8 @@ impl HandlerShared {
             },
             last_discover: Mutex::new(None),
             stderr_tail: Mutex::new(String::new()),
+            last_exit: Mutex::new(None),
+            sse_reached: AtomicBool::new(false),
         }
     }
 
@@ -143,6 +150,27 @@ impl HandlerShared {
         } else {
             *tail = kept.replace(" | ", "\n");
         }
+    }
+
+    /// Records how the server's process ended.
+    pub fn note_exit(&self, how: String) {
+        if let Ok(mut last) = self.last_exit.lock() {
+            *last = Some(how);
+        }
+    }
+
+    /// The crash reason for messages: how the process ended and its last stderr lines, each
+    /// part led by "; " (`""` when nothing is known).
+    pub fn crash_reason(&self) -> String {
+        let mut reason = String::new();
+        if let Some(how) = self.last_exit.lock().ok().and_then(|l| l.clone()) {
+            reason.push_str(&format!("; it {how}"));
+        }
+        let last = self.last_words();
+        if !last.is_empty() {
+            reason.push_str(&format!("; its last stderr lines: {last}"));
+        }
+        reason
     }
 
     /// The server's last stderr lines, one line (`""` when it wrote none).

@@ -197,7 +197,6 @@ impl Connection {
                         // (a server killed or redeployed) clears the count.
                         let crashed = if dead.answered() { self.deaths.clear(); Ok(()) } else { self.deaths.died() };
                         if let Err(wait) = crashed {
-                            let last = self.shared.last_words();
                             return Err(McpError::new(
                                 ErrorKind::TransportClosed,
                                 self.name(),
@@ -207,7 +206,7 @@ impl Connection {
                                     restarts::MAX_RESTARTS,
                                     restarts::RESTART_WINDOW.as_secs(),
                                     wait.as_secs().max(1),
-                                    if last.is_empty() { String::new() } else { format!("; its last stderr lines: {last}") }
+                                    self.shared.crash_reason()
                                 ),
                             ));
                         }

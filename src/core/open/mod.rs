@@ -18,7 +18,7 @@ use super::era::{self, handshake_first::HandshakeFirst, known::{Endpoint, Rememb
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
-use super::net::NetClient;
+use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
 use super::transport::listener::Listener;
 use super::transport::streamable::McpHttp;
@@ -293,7 +293,8 @@ async fn open_sse(
             },
             None => net,
         };
-        let transport = sse::connect(&spec.url, net).await.map_err(|e| net_failure(name, &e))?;
+        let transport = connect_sse_riding_restarts(&spec.url, net, &shared).await.map_err(|e| net_failure(name, &e))?;
+        shared.sse_reached.store(true, std::sync::atomic::Ordering::SeqCst);
         handler
             .serve(Observed::new(transport, shared))
             .await
@@ -303,6 +304,24 @@ async fn open_sse(
         Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None }),
         Ok(Err(f)) => Err(f),
         Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
+    }
+}
+
+/// Opens a legacy SSE stream. A server this client reached before that is now unreachable (no
+/// connection could be opened: it is restarting) is tried again with a backoff (50 ms doubling
+/// to 500 ms) until it answers or the connect's budget ends; a server never reached fails at once.
+async fn connect_sse_riding_restarts(url: &url::Url, net: NetClient, shared: &HandlerShared) -> std::result::Result<sse::SseTransport, NetError> {
+    use crate::core::transport::reachability::{FIRST_BACKOFF, MAX_BACKOFF};
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        match sse::connect(url, net.clone()).await {
+            Err(NetError::Unreachable(why)) if shared.sse_reached.load(std::sync::atomic::Ordering::SeqCst) => {
+                tracing::debug!(server = %shared.server, "SSE server unreachable ({why}); trying again in {backoff:?}");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+            other => return other,
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod stdio;
 pub mod process_group;
+pub mod exit;
 #[cfg(unix)]
 pub mod watchdog;
 pub mod streamable;

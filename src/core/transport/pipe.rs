@@ -87,6 +87,18 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
         self.writer.clone()
     }
 
+    /// After stdout closed: how the server's process ended, if it does within a moment
+    /// (a server that closed stdout but runs on is ended by `close`).
+    async fn note_exit(&mut self) {
+        const EXIT_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+        let Some(group) = self.group.as_mut() else { return };
+        match tokio::time::timeout(EXIT_WAIT, group.child_mut().wait()).await {
+            Ok(Ok(status)) => self.shared.note_exit(super::exit::describe(status)),
+            Ok(Err(e)) => tracing::debug!(server = %self.shared.server, "waiting for the server's exit failed: {e}"),
+            Err(_) => self.shared.note_exit("closed its output but did not exit".to_string()),
+        }
+    }
+
     /// The server's pid (its process group id), while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.group.as_ref().and_then(ProcessGroup::pid)
@@ -225,12 +237,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
                 }
                 Ok(LineRead::Eof) => {
                     self.stdout_closed = true;
-                    let last = self.shared.last_words();
-                    self.lane.close(&if last.is_empty() {
-                        "the server closed its output (stdout); a request already written to it may have run".to_string()
-                    } else {
-                        format!("the server closed its output (stdout); a request already written to it may have run; its last stderr lines: {last}")
-                    });
+                    self.note_exit().await;
+                    let reason = self.shared.crash_reason();
+                    self.lane.close(&format!("the server closed its output (stdout); a request already written to it may have run{reason}"));
                     return None;
                 }
                 Err(e) => {
