@@ -112,6 +112,13 @@ export interface MCPClientOptions<TServers extends MCPServerContractsOf<TServers
    * @default 60000
    */
   timeout?: number;
+  /**
+   * OpenTelemetry client spans and the `mcp.client.operation.duration` histogram (MCP semantic conventions),
+   * recorded only when the app has registered a tracer or meter provider through the optional peer
+   * `@opentelemetry/api`; `false` turns them off for this client (see docs/observability.md).
+   * @default true
+   */
+  telemetry?: boolean;
 }
 
 /**

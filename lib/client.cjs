@@ -12,6 +12,7 @@ const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
 const { callProvider } = require('./oauth-provider-ops.cjs');
 const { traceMetaOf } = require('./trace-context.cjs');
+const telemetry = require('./telemetry.cjs');
 
 // Handler kinds whose notifications a 2026-07-28 session must ask `subscriptions/listen` for.
 const LISTS_BY_HANDLER = { toolListChanged: 'tools', promptListChanged: 'prompts', resourceListChanged: 'resources' };
@@ -73,6 +74,9 @@ function createMCPClientClass(deps) {
   let coreToolsLoaded;
   const loadCoreTools = () => (coreToolsPromise ??= deps.loadTools().then((t) => (coreToolsLoaded = t)));
 
+  /** The MCP method of each `listAll` kind (the span's `mcp.method.name`). */
+  const LIST_METHODS = { resources: 'resources/list', resourceTemplates: 'resources/templates/list', prompts: 'prompts/list' };
+
   class MCPClient extends MastraBase {
     #native;
     #servers;
@@ -84,6 +88,7 @@ function createMCPClientClass(deps) {
     #disconnecting;
     #authFlows = new Map(); // server -> { promise, flowId }
     #inputAborts = new Map(); // input request id -> AbortController of an `inputRequests` call
+    #telemetry = true; // `telemetry: false` turns the OpenTelemetry spans and metrics off
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -102,6 +107,7 @@ function createMCPClientClass(deps) {
       this.serverConfigs = args.servers;
       this.defaultTimeout = args.timeout ?? 60000;
       this.#servers = args.servers;
+      this.#telemetry = args.telemetry !== false;
       for (const [name, def] of Object.entries(args.servers)) {
         if (def && def.stderr === 'pipe') this.#stderr.set(name, new PassThrough());
       }
@@ -143,6 +149,49 @@ function createMCPClientClass(deps) {
         if (meta) (metas ??= {})[name] = meta;
       }
       return metas;
+    }
+
+    /**
+     * Client spans for one fan-out request to every server (`undefined` with telemetry off), and
+     * each server's trace `_meta`: its `traceContext()` first, else its span's.
+     */
+    #fanOut(method) {
+      let ops;
+      let metas;
+      for (const [name, def] of Object.entries(this.#servers)) {
+        const op = telemetry.startOperation(this.#telemetry, def, method);
+        if (op) (ops ??= {})[name] = op;
+        const meta = traceMetaOf(def) ?? op?.meta;
+        if (meta) (metas ??= {})[name] = meta;
+      }
+      return { ops, metas };
+    }
+
+    /** Ends the spans of a fan-out with each server's outcome. */
+    #fanOutDone(ops, outcomes, error) {
+      if (!ops) return;
+      for (const [name, op] of Object.entries(ops)) {
+        const o = outcomes?.find((x) => x.server === name);
+        if (!o) telemetry.endOperation(op, { error: error ?? new Error('no outcome') });
+        else if (o.ok) {
+          const version = o.value?.protocolVersion;
+          telemetry.endOperation(op, version ? { attributes: { 'mcp.protocol.version': version } } : {});
+        } else telemetry.endOperation(op, { error: o.error && typeof o.error.code === 'string' ? toPlainError(o.error) : o.error });
+      }
+    }
+
+    /** One request to one server inside a client span (when a tracer or meter is registered). */
+    async #traced(serverName, method, target, attributes, fn) {
+      const def = this.#servers[serverName];
+      const op = telemetry.startOperation(this.#telemetry && def !== undefined, def, method, target, attributes);
+      try {
+        const result = await fn(traceMetaOf(def) ?? op?.meta);
+        telemetry.endOperation(op);
+        return result;
+      } catch (e) {
+        telemetry.endOperation(op, { error: fromNative(e) });
+        throw e;
+      }
     }
 
     #setHandler(kind, server, handler) {
@@ -308,7 +357,15 @@ function createMCPClientClass(deps) {
     async #toolEntries(options) {
       const reused = this.#currentToolEntries();
       if (reused) return reused;
-      const outcomes = JSON.parse(await this.#native.listTools(undefined, options?.perServerTimeoutMs, this.#traceMetas()));
+      const { ops, metas } = this.#fanOut('tools/list');
+      let outcomes;
+      try {
+        outcomes = JSON.parse(await this.#native.listTools(undefined, options?.perServerTimeoutMs, metas));
+      } catch (e) {
+        this.#fanOutDone(ops, undefined, fromNative(e));
+        throw e;
+      }
+      this.#fanOutDone(ops, outcomes);
       for (const o of outcomes) {
         if (!o.ok) continue;
         const prev = this.#toolCache.get(o.server);
@@ -338,6 +395,7 @@ function createMCPClientClass(deps) {
         def: this.#servers[server] ?? {},
         deps,
         coreTools,
+        telemetry: this.#telemetry,
         logEvent: (level, message, details, requestContext) => this.#log(server, level, message, details, requestContext),
         // A tools/call written from this thread when the server is ready, else the async path.
         callTool: (name, input, argsJson, metaJson, options) => {
@@ -534,7 +592,15 @@ function createMCPClientClass(deps) {
 
     #listWith(kind, key, errorId) {
       return async (options) => {
-        const outcomes = await this.#native.listAll(kind, options?.perServerTimeoutMs, this.#traceMetas());
+        const { ops, metas } = this.#fanOut(LIST_METHODS[kind]);
+        let outcomes;
+        try {
+          outcomes = await this.#native.listAll(kind, options?.perServerTimeoutMs, metas);
+        } catch (e) {
+          this.#fanOutDone(ops, undefined, fromNative(e));
+          throw e;
+        }
+        this.#fanOutDone(ops, outcomes);
         return this.#fold(outcomes, key, errorId, options, (_server, value) => value);
       };
     }
@@ -549,7 +615,9 @@ function createMCPClientClass(deps) {
         templatesWithErrors,
         read: (serverName, uri) =>
           this.#run('MCP_CLIENT_READ_RESOURCE_FAILED', { serverName, uri }, () =>
-            this.#native.readResource(serverName, uri, traceMetaOf(this.#servers[serverName])),
+            this.#traced(serverName, 'resources/read', undefined, { 'mcp.resource.uri': String(uri) }, (meta) =>
+              this.#native.readResource(serverName, uri, meta),
+            ),
           ),
         subscribe: (serverName, uri) =>
           this.#run('MCP_CLIENT_SUBSCRIBE_RESOURCE_FAILED', { serverName, uri }, () => this.#native.subscribeResource(serverName, uri)),
@@ -575,7 +643,9 @@ function createMCPClientClass(deps) {
         listWithErrors,
         get: ({ serverName, name, args, version } = {}) =>
           this.#run('MCP_CLIENT_GET_PROMPT_FAILED', { serverName, name, ...(version ? { version } : {}) }, () =>
-            this.#native.getPrompt(serverName, name, args ?? undefined, traceMetaOf(this.#servers[serverName])),
+            this.#traced(serverName, 'prompts/get', name, { 'gen_ai.prompt.name': String(name) }, (meta) =>
+              this.#native.getPrompt(serverName, name, args ?? undefined, meta),
+            ),
           ),
         onListChanged: async (serverName, handler) => {
           await this.#connectFor(serverName, 'MCP_CLIENT_ON_LIST_CHANGED_PROMPT_FAILED', { serverName });

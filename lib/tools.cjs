@@ -4,6 +4,7 @@
 const { fromNative } = require('./errors.cjs');
 const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-tool-content.cjs');
 const { traceMetaOf } = require('./trace-context.cjs');
+const telemetry = require('./telemetry.cjs');
 const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
 
 let nextCallId = 1;
@@ -55,8 +56,15 @@ function buildTool(ctx, entry, session) {
       signal.addEventListener('abort', onAbort, { once: true });
     }
     const progressToken = enableProgressTracking ? context?.runId || nextProgressToken() : undefined;
-    // The trace context of the caller's request (read now, in its async context); explicit `_meta` wins.
-    const traceMeta = traceMetaOf(def);
+    // A client span when the app registered a tracer (a child of the caller's active context).
+    const op = telemetry.startOperation(ctx.telemetry, def, 'tools/call', tool.name, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool.name,
+      ...(session?.protocolVersion ? { 'mcp.protocol.version': session.protocolVersion } : {}),
+    });
+    // The trace context of the caller's request (read now, in its async context); an explicit
+    // `traceContext` beats the span's, and explicit `_meta` wins over both.
+    const traceMeta = traceMetaOf(def) ?? op?.meta;
     const userMeta = traceMeta ? { ...traceMeta, ...context?._meta } : context?._meta;
     const requestMeta =
       userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
@@ -75,12 +83,14 @@ function buildTool(ctx, entry, session) {
     } catch (raw) {
       const plain = fromNative(raw);
       const err = policyError(plain) ?? plain;
+      telemetry.endOperation(op, { error: plain });
       ctx.logEvent('error', `Error calling tool: ${tool.name}`, { error: err?.message, toolArgs: input }, requestContext);
       throw err;
     } finally {
       if (callContexts) callContexts.delete(callId);
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
+    telemetry.endOperation(op, { toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
     if (shaped.kind === 'toolError') {
       ctx.logEvent('debug', `Tool reported an error: ${tool.name}`, { error: shaped.text, toolArgs: input }, requestContext);
     }

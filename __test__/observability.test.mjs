@@ -1,0 +1,178 @@
+// OpenTelemetry client spans and metrics (docs/observability.md): with a tracer and a meter provider
+// registered, connect/list/call are client spans under the caller's span, named and attributed per
+// the MCP semantic conventions, the span's trace context reaches the server in `_meta`, and the
+// operation histogram is recorded; with no provider nothing of OpenTelemetry is loaded.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { trace, context, metrics, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MCPClient } from '../index.mjs';
+import { nodeBin, fixturePath, startUrlServer } from './fixtures/helpers.mjs';
+
+const mastraServer = fixturePath('mastra-server/server.mjs');
+const server2 = fixturePath('mastra2-server/server.mjs');
+
+class TestReader extends MetricReader {
+  async onForceFlush() {}
+  async onShutdown() {}
+}
+
+const exporter = new InMemorySpanExporter();
+const reader = new TestReader();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const meterProvider = new MeterProvider({ readers: [reader] });
+const servers = {};
+const clients = [];
+
+before(async () => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(tracerProvider);
+  metrics.setGlobalMeterProvider(meterProvider);
+  const [legacy, modern, v2] = await Promise.all([
+    startUrlServer('mastra legacy', nodeBin, [mastraServer, 'http', 'legacy']),
+    startUrlServer('mastra 2026-07-28', nodeBin, [mastraServer, 'http', '2026-07-28']),
+    startUrlServer('mastra 2.0', nodeBin, [server2, 'http']),
+  ]);
+  Object.assign(servers, { legacy, modern, v2 });
+});
+after(async () => {
+  await Promise.all(clients.map((c) => c.disconnect()));
+  await Promise.all(Object.values(servers).map((s) => s.stop()));
+  await tracerProvider.shutdown();
+  await meterProvider.shutdown();
+});
+
+let nextId = 0;
+function client(def, options = {}) {
+  const c = new MCPClient({ id: `otel-${nextId++}`, servers: { s: def }, ...options });
+  clients.push(c);
+  return c;
+}
+
+const CASES = [
+  ['stdio, legacy era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] }), 'pipe'],
+  ['stdio, 2026-07-28 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', '2026-07-28'] }), 'pipe'],
+  ['Streamable HTTP, legacy era', () => ({ url: new URL(servers.legacy.url) }), 'tcp'],
+  ['Streamable HTTP, 2026-07-28 era', () => ({ url: new URL(servers.modern.url) }), 'tcp'],
+];
+
+for (const [label, define, transport] of CASES) {
+  test(`${label}: list and calls are client spans under the caller's span, with the conventions' attributes`, async () => {
+    exporter.reset();
+    const c = client(define());
+    const tracer = trace.getTracer('test');
+    await tracer.startActiveSpan('agent step', async (parent) => {
+      const tools = await c.listTools();
+      await tools.s_add.execute({ a: 2, b: 3 }, {});
+      await assert.rejects(tools.s_fail.execute({ reason: 'boom' }, {}));
+      parent.end();
+    });
+    const spans = exporter.getFinishedSpans();
+    const parent = spans.find((s) => s.name === 'agent step');
+    const mine = spans.filter((s) => s !== parent);
+    const names = mine.map((s) => s.name);
+    assert.deepEqual(names, ['tools/list', 'tools/call add', 'tools/call fail'], JSON.stringify(names));
+    for (const s of mine) {
+      assert.equal(s.kind, SpanKind.CLIENT);
+      assert.equal(s.spanContext().traceId, parent.spanContext().traceId);
+      assert.equal(s.parentSpanContext?.spanId ?? s.parentSpanId, parent.spanContext().spanId, `${s.name} is a child of the caller's span`);
+      assert.equal(s.attributes['network.transport'], transport);
+      assert.match(String(s.attributes['mcp.protocol.version']), /^\d{4}-\d\d-\d\d$/);
+      if (transport === 'tcp') {
+        assert.equal(s.attributes['server.address'], '127.0.0.1');
+        assert.equal(typeof s.attributes['server.port'], 'number');
+        assert.equal(s.attributes['network.protocol.name'], 'http');
+      }
+    }
+    const [list, ok, failed] = mine;
+    assert.equal(list.attributes['mcp.method.name'], 'tools/list');
+    assert.equal(ok.attributes['mcp.method.name'], 'tools/call');
+    assert.equal(ok.attributes['gen_ai.operation.name'], 'execute_tool');
+    assert.equal(ok.attributes['gen_ai.tool.name'], 'add');
+    assert.notEqual(ok.status.code, SpanStatusCode.ERROR);
+    assert.equal(ok.attributes['error.type'], undefined);
+    assert.equal(failed.attributes['gen_ai.tool.name'], 'fail');
+    assert.equal(failed.status.code, SpanStatusCode.ERROR);
+    assert.equal(failed.attributes['error.type'], 'tool_error');
+  });
+}
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: nodeBin, args: [server2, 'stdio'] })],
+  ['Streamable HTTP', () => ({ url: new URL(servers.v2.url) })],
+]) {
+  test(`${label}: the client span's trace context reaches the server in _meta; an explicit traceContext wins`, async () => {
+    exporter.reset();
+    const c = client(define());
+    const tools = await c.listTools();
+    const seen = JSON.parse((await tools.s_traced.execute({}, {})).content[0].text);
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'tools/call traced');
+    assert.ok(span, 'a tools/call span');
+    const sc = span.spanContext();
+    assert.equal(seen.traceparent, `00-${sc.traceId}-${sc.spanId}-01`);
+
+    const own = client({ ...define(), traceContext: () => ({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }) });
+    const ownSeen = JSON.parse((await (await own.listTools()).s_traced.execute({}, {})).content[0].text);
+    assert.equal(ownSeen.traceparent, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+  });
+}
+
+test('resources/read and prompts/get are spans; a failed request sets the error status and error.type', async () => {
+  exporter.reset();
+  const c = client({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] });
+  await c.resources.read('s', 'fixture://greeting');
+  await c.prompts.get({ serverName: 's', name: 'greet', args: { name: 'Ada' } }).catch(() => {});
+  await assert.rejects(c.resources.read('s', 'fixture://missing'));
+  const spans = exporter.getFinishedSpans();
+  const [read, prompt, missing] = spans;
+  assert.equal(read.name, 'resources/read', 'the uri is not in the span name (cardinality)');
+  assert.equal(read.attributes['mcp.resource.uri'], 'fixture://greeting');
+  assert.equal(prompt.name, 'prompts/get greet');
+  assert.equal(prompt.attributes['gen_ai.prompt.name'], 'greet');
+  assert.equal(missing.status.code, SpanStatusCode.ERROR);
+  assert.ok(missing.attributes['error.type'], JSON.stringify(missing.attributes));
+});
+
+test('mcp.client.operation.duration is recorded in seconds with the conventions\' metric attributes', async () => {
+  const c = client({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] });
+  const tools = await c.listTools();
+  await tools.s_add.execute({ a: 1, b: 1 }, {});
+  const { resourceMetrics } = await reader.collect();
+  const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);
+  const op = all.find((m) => m.descriptor.name === 'mcp.client.operation.duration');
+  assert.ok(op, `the histogram: ${all.map((m) => m.descriptor.name)}`);
+  assert.equal(op.descriptor.unit, 's');
+  const call = op.dataPoints.find((p) => p.attributes['mcp.method.name'] === 'tools/call' && p.attributes['gen_ai.tool.name'] === 'add');
+  assert.ok(call && call.value.count >= 1, 'a tools/call data point');
+  assert.equal(call.attributes['gen_ai.operation.name'], 'execute_tool');
+  assert.ok(!('jsonrpc.request.id' in call.attributes) && !('mcp.session.id' in call.attributes), 'no high-cardinality attributes');
+});
+
+test('telemetry: false records nothing for that client', async () => {
+  exporter.reset();
+  const c = client({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] }, { telemetry: false });
+  await (await c.listTools()).s_add.execute({ a: 1, b: 2 }, {});
+  assert.deepEqual(exporter.getFinishedSpans(), []);
+});
+
+test('with no provider registered nothing of OpenTelemetry is loaded', () => {
+  const entry = fileURLToPath(new URL('../index.js', import.meta.url));
+  const script = `
+    const { MCPClient } = require(${JSON.stringify(entry)});
+    (async () => {
+      const c = new MCPClient({ id: 'no-otel', servers: { s: { command: ${JSON.stringify(nodeBin)}, args: [${JSON.stringify(mastraServer)}, 'stdio', 'legacy'] } } });
+      const tools = await c.listTools();
+      await tools.s_add.execute({ a: 1, b: 2 }, {});
+      await c.resources.list();
+      await c.disconnect();
+      const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'));
+      process.stdout.write(JSON.stringify(loaded));
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const out = spawnSync(nodeBin, ['-e', script], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(out.status, 0, out.stderr);
+  assert.deepEqual(JSON.parse(out.stdout), []);
+});
