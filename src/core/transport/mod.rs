@@ -2,6 +2,8 @@
 
 pub mod stdio;
 pub mod process_group;
+#[cfg(windows)]
+pub mod job;
 #[cfg(unix)]
 pub mod watchdog;
 pub mod streamable;
