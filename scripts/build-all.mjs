@@ -20,7 +20,7 @@
 // Missing tools are installed when possible (apt-get as root, pip); --no-install only reports them.
 // Writes target/platforms/build-all.json: for each target, built / skipped / failed, the file, seconds, the check.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binaryFile, platformOf, platforms, root } from './platforms.mjs';
 import { checkBinary } from './check-binary.mjs';
@@ -83,7 +83,7 @@ function artifact(triple) {
 }
 
 // macOS: text stubs of the system frameworks the build links (no macOS SDK here).
-const FRAMEWORKS = { Security: /^_k?Sec/, CoreFoundation: /^_(k?CF|_CF)/ };
+const FRAMEWORKS = { Security: /^_k?(Sec|CMS|Authorization|SSL|CSSM)/, CoreFoundation: /^_(k?CF|_CF)/ };
 const stubSdk = join(root, 'target', 'macos-sdk-stubs');
 function writeMacStubs(triple) {
   const deps = join(targetDir, triple, args.profile, 'deps');
@@ -147,6 +147,9 @@ function build(triple) {
   const p = platformOf(triple);
   const base = ['--profile', args.profile, '-j', process.env.BUILD_JOBS ?? '2', '--target'];
   if (triple === host) return { ok: run('cargo', ['build', ...base, triple]), how: 'cargo build (host)' };
+  // On macOS and Windows the platform's own linker builds both architectures (the release workflow's runners).
+  const native = p.os === process.platform && p.os !== 'linux' && rustupTargets.includes(triple);
+  if (native) return { ok: run('cargo', ['build', ...base, triple]), how: 'cargo build (native linker, rustup std)' };
   const viaRustup = rustupTargets.includes(triple);
   const env = {};
   const extra = [];
@@ -176,7 +179,16 @@ function build(triple) {
     if (!ok('llvm-nm')) aptInstall('llvm');
     writeMacStubs(triple);
     env.SDKROOT = stubSdk;
+    env.MACOSX_DEPLOYMENT_TARGET = '11.0'; // Node.js 22's own minimum; zig would otherwise stamp its newest
+    // rustc strips Mach-O with `rust-objcopy`, which Debian's rustc does not ship: LLVM's objcopy is the same tool.
+    const shims = join(root, 'target', 'tool-shims');
+    mkdirSync(shims, { recursive: true });
+    const objcopy = out('sh', ['-c', 'command -v llvm-objcopy || ls /usr/lib/llvm-*/bin/llvm-objcopy | tail -1']).trim();
+    if (!existsSync(join(shims, 'rust-objcopy')) && objcopy) symlinkSync(objcopy, join(shims, 'rust-objcopy'));
+    env.PATH = `${shims}:${env.PATH ?? process.env.PATH}`;
   }
+  // A cdylib on musl links the C library dynamically (the Node it loads into does too).
+  if (p.libc === 'musl') env[`CARGO_TARGET_${triple.toUpperCase().replaceAll('-', '_')}_RUSTFLAGS`] = '-C target-feature=-crt-static';
   const zig = () => run('cargo-zigbuild', ['zigbuild', ...base, zigTarget, ...extra], { env });
   let built = zig();
   // The stubs name what the rlibs reference: after the first build of a clean tree they are complete; relink.

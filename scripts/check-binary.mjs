@@ -38,7 +38,11 @@ function macho(b) {
       const desc = b.readUInt16LE(s + 6);
       if (!(type & 0x01)) continue; // N_EXT only
       if ((type & 0x0e) === 0x0e) exported.push(name);
-      else if ((type & 0x0e) === 0 && ((desc >> 8) & 0xff) === 0xfe) dynamicLookup.push(name);
+      else if ((type & 0x0e) === 0) {
+        // Bound to none of the imported dylibs (self, flat or dynamic lookup): left for the host process.
+        const ordinal = (desc >> 8) & 0xff;
+        if (ordinal === 0 || ordinal > dylibs.length) dynamicLookup.push(name);
+      }
     }
   }
   const system = (d) => d.startsWith('/usr/lib/') || d.startsWith('/System/Library/Frameworks/');
@@ -53,7 +57,7 @@ function macho(b) {
     nonSystemImports: dylibs.filter((d) => !system(d)),
     libSystem: dylibs.includes('/usr/lib/libSystem.B.dylib'),
     // Left for the host (node) to provide at load time: N-API itself, and nothing else.
-    dynamicLookupNotNapi: dynamicLookup.filter((n) => !n.startsWith('_napi_')),
+    dynamicLookupNotNapi: dynamicLookup.filter((n) => !n.startsWith('_napi_') && !n.startsWith('_node_api_')),
     dynamicLookupCount: dynamicLookup.length,
   };
 }

@@ -15,7 +15,8 @@ for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i] === '--suite') suites.push(process.argv[++i]);
   else throw new Error(`unknown argument ${process.argv[i]}`);
 }
-if (!suites.length) suites.push('__test__/stdio.test.mjs', '__test__/http.test.mjs', '__test__/lifecycle.test.mjs');
+// lifecycle.test.mjs is not among them: its host process is a second Node, which here would be the host's x64 one.
+if (!suites.length) suites.push('__test__/stdio.test.mjs', '__test__/http.test.mjs');
 
 const key = 'linux-arm64-gnu';
 const addon = join(root, 'npm', key, binaryFile(key));
