@@ -3,6 +3,8 @@
 pub mod stdio;
 pub mod process_group;
 pub mod exit;
+#[cfg(windows)]
+pub mod job;
 #[cfg(unix)]
 pub mod watchdog;
 pub mod streamable;

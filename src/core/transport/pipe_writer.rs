@@ -103,7 +103,7 @@ impl PipeWriter {
         }
         #[cfg(not(unix))]
         {
-            let _ = outbox;
+            drop(outbox);
             None
         }
     }

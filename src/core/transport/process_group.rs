@@ -4,6 +4,13 @@
 //! also when the leader itself exits first. Dropping a `ProcessGroup` that was not shut down
 //! kills the group at once. While it lives, the group is registered with the watchdog, which
 //! ends it if the host process dies.
+//!
+//! On Windows the "group" is a Job Object (see `job`): the server is assigned to a job of its
+//! own right after it is spawned, everything it starts (`npx.cmd` → `cmd.exe` → `node` → …)
+//! is in the job too, and the job is created with `KILL_ON_JOB_CLOSE`, so when its only handle
+//! (ours) closes, on `Drop` or because the host process died however it died, Windows ends every
+//! process in it. There is no SIGTERM: after stdin EOF and the grace periods the job is
+//! terminated.
 
 use std::time::Duration;
 
@@ -32,6 +39,10 @@ pub struct ProcessGroup {
     child: Child,
     /// The group id (the leader's pid), `None` once the group is known to be gone.
     pgid: Option<i32>,
+    /// The Job Object the server and its descendants run in (`None` when one could not be made:
+    /// then only the leader is ended).
+    #[cfg(windows)]
+    job: Option<super::job::Job>,
 }
 
 /// Sends `signal` to every process of group `pgid`; false when the group is empty.
@@ -54,7 +65,20 @@ impl ProcessGroup {
         if let Some(pgid) = pgid {
             watchdog::register(pgid);
         }
-        ProcessGroup { child, pgid }
+        #[cfg(windows)]
+        let job = match super::job::Job::containing(&child) {
+            Ok(job) => Some(job),
+            Err(e) => {
+                tracing::warn!("stdio server {pgid:?}: no Job Object ({e}); only the server process itself will be ended");
+                None
+            }
+        };
+        ProcessGroup {
+            child,
+            pgid,
+            #[cfg(windows)]
+            job,
+        }
     }
 
     pub fn child_mut(&mut self) -> &mut Child {
@@ -86,8 +110,30 @@ impl ProcessGroup {
                 }
             }
         }
-        #[cfg(not(unix))]
+        #[cfg(windows)]
+        {
+            let _ = pgid;
+            match &self.job {
+                Some(job) => {
+                    // No SIGTERM on Windows: give what is left of the tree `after_term` to go
+                    // (the server's own children see the same stdin EOF), then end the job.
+                    let deadline = tokio::time::Instant::now() + grace.after_term;
+                    while job.active_processes().is_some_and(|n| n > 0) && tokio::time::Instant::now() < deadline {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    if !leader_done || job.active_processes() != Some(0) {
+                        job.terminate();
+                    }
+                }
+                None if !leader_done => {
+                    let _ = self.child.kill().await;
+                }
+                None => {}
+            }
+        }
+        #[cfg(not(any(unix, windows)))]
         if !leader_done {
+            let _ = pgid;
             let _ = self.child.kill().await;
         }
         // Reap the leader (it is dead or dying from SIGKILL).
@@ -110,6 +156,10 @@ impl Drop for ProcessGroup {
             // (`kill_on_drop` child handed to its orphan queue).
             #[cfg(unix)]
             signal_group(_pgid, libc::SIGKILL);
+            #[cfg(windows)]
+            if let Some(job) = &self.job {
+                job.terminate();
+            }
             let _ = self.child.start_kill();
             self.forget();
         }

@@ -5,6 +5,12 @@
 //! child's own `PATH` here, both of which would make std fall back to a full `fork()` of the
 //! host). Shutdown ends the whole group (see `process_group`); a host that dies is covered by
 //! the watchdog. We never install signal handlers in the host process.
+//!
+//! On Windows the program is found the way `cmd.exe` (and Node's `cross-spawn`) would: in the
+//! child's `PATH`, trying each `PATHEXT` extension, so `npx` is `npx.cmd`. A `.cmd`/`.bat` is
+//! run by std through `cmd.exe /d /c` with its arguments quoted for `cmd.exe` (an argument that
+//! cannot be passed safely is refused: `SpawnFailed`). The server and everything it starts run
+//! in a Job Object (see `job`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -35,7 +41,9 @@ pub fn spawn(server: &str, spec: &StdioSpec) -> Result<Spawned> {
         };
         McpError::new(ErrorKind::SpawnFailed, server, detail)
     };
-    let child_path = env.iter().find(|(k, _)| k.as_str() == "PATH").map(|(_, v)| v.clone()).or_else(|| std::env::var("PATH").ok());
+    // Windows variable names are case-insensitive (`Path` is common there).
+    let is_path = |k: &str| if cfg!(windows) { k.eq_ignore_ascii_case("PATH") } else { k == "PATH" };
+    let child_path = env.iter().find(|(k, _)| is_path(k.as_str())).map(|(_, v)| v.clone()).or_else(|| std::env::var("PATH").ok());
     let program = resolve_program(&spec.command, child_path.as_deref(), spec.cwd.as_deref().map(Path::new))
         .ok_or_else(|| spawn_error(std::io::ErrorKind::NotFound, &"not found"))?;
 
@@ -70,11 +78,12 @@ pub fn spawn(server: &str, spec: &StdioSpec) -> Result<Spawned> {
 /// The executable `command` names: itself when it contains a path separator, else the first
 /// executable file called so in the child's `PATH` (relative entries against `cwd`), as
 /// `execvp` would find it in the child. `None` when there is none.
+#[cfg(not(windows))]
 fn resolve_program(command: &str, path: Option<&str>, cwd: Option<&Path>) -> Option<PathBuf> {
     if command.is_empty() {
         return None;
     }
-    if command.contains('/') || cfg!(windows) {
+    if command.contains('/') {
         return Some(PathBuf::from(command));
     }
     let path = path.unwrap_or("/usr/local/bin:/usr/bin:/bin");
@@ -89,13 +98,68 @@ fn resolve_program(command: &str, path: Option<&str>, cwd: Option<&Path>) -> Opt
     })
 }
 
+/// Windows: the file `command` names, found as `cmd.exe` finds it: a name with a directory part
+/// is looked up there (relative to `cwd`), a bare name in each `PATH` entry; a name without one
+/// of the `PATHEXT` extensions gets each of them in turn (`npx` → `npx.cmd`). When nothing is
+/// found the command is passed on as it is, for `CreateProcess`'s own search (system
+/// directories) to have its say; it fails with `NotFound` (ENOENT) there too.
+#[cfg(windows)]
+fn resolve_program(command: &str, path: Option<&str>, cwd: Option<&Path>) -> Option<PathBuf> {
+    if command.is_empty() {
+        return None;
+    }
+    let pathext = std::env::var("PATHEXT").ok();
+    let found = windows_candidates(command, path, pathext.as_deref())
+        .into_iter()
+        .map(|c| match cwd {
+            Some(cwd) if c.is_relative() => cwd.join(c),
+            _ => c,
+        })
+        .find(|c| c.is_file());
+    Some(found.unwrap_or_else(|| PathBuf::from(command)))
+}
+
+/// The files `command` may be on Windows, in the order `cmd.exe` tries them (see
+/// `resolve_program`). Pure, so that it is tested on every platform.
+#[cfg_attr(not(windows), allow(dead_code))]
+fn windows_candidates(command: &str, path: Option<&str>, pathext: Option<&str>) -> Vec<PathBuf> {
+    let exts: Vec<String> = pathext
+        .unwrap_or(".COM;.EXE;.BAT;.CMD")
+        .split(';')
+        .map(|e| e.trim().to_ascii_lowercase())
+        .filter(|e| e.starts_with('.') && e.len() > 1)
+        .collect();
+    let exts = if exts.is_empty() { vec![".com".into(), ".exe".into(), ".bat".into(), ".cmd".into()] } else { exts };
+    let lower = command.to_ascii_lowercase();
+    let names: Vec<String> = if exts.iter().any(|e| lower.ends_with(e.as_str())) {
+        vec![command.to_string()]
+    } else {
+        exts.iter().map(|e| format!("{command}{e}")).collect()
+    };
+    let bytes = command.as_bytes();
+    let has_dir = command.contains(['/', '\\']) || (bytes.len() >= 2 && bytes[1] == b':');
+    if has_dir {
+        return names.into_iter().map(PathBuf::from).collect();
+    }
+    let dirs = path
+        .unwrap_or("")
+        .split(';')
+        .map(|d| d.trim().trim_matches('"'))
+        .filter(|d| !d.is_empty());
+    dirs.flat_map(|d| {
+        let sep = if d.ends_with(['\\', '/']) { "" } else { "\\" };
+        names.iter().map(move |n| PathBuf::from(format!("{d}{sep}{n}")))
+    })
+    .collect()
+}
+
 #[cfg(unix)]
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-#[cfg(not(unix))]
+#[cfg(all(not(unix), not(windows)))]
 fn is_executable(p: &Path) -> bool {
     p.is_file()
 }
@@ -104,6 +168,22 @@ fn is_executable(p: &Path) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn windows_programs_are_found_with_pathext_like_cmd() {
+        let found = windows_candidates("npx", Some(r#"C:\nodejs;;"C:\Program Files\x\""#), Some(".EXE;.CMD"));
+        let found: Vec<String> = found.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        assert_eq!(found, [r"C:\nodejs\npx.exe", r"C:\nodejs\npx.cmd", r"C:\Program Files\x\npx.exe", r"C:\Program Files\x\npx.cmd"]);
+        // A name that already has one of the extensions is tried as it is; PATHEXT's case does not matter.
+        let found = windows_candidates("NPX.Cmd", Some(r"C:\n\"), Some(".exe;.cmd"));
+        assert_eq!(found, [PathBuf::from(r"C:\n\NPX.Cmd")]);
+        // A directory part: looked up there only, not in PATH.
+        assert_eq!(windows_candidates(r".\run", Some(r"C:\n"), Some(".BAT")), [PathBuf::from(r".\run.bat")]);
+        assert_eq!(windows_candidates("C:run", Some(r"C:\n"), Some(".EXE")), [PathBuf::from("C:run.exe")]);
+        // No PATHEXT: cmd.exe's default list.
+        assert_eq!(windows_candidates("x", Some("D:"), None).len(), 4);
+    }
+
+    #[cfg(unix)]
     #[test]
     fn programs_resolve_against_the_child_path() {
         let sh = resolve_program("sh", Some("/nonexistent:/bin:/usr/bin"), None).expect("sh is found");
