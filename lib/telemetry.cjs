@@ -6,6 +6,7 @@
 // file costs one property read per operation. No protocol logic: the facts come from the caller.
 
 const GLOBAL_KEY = Symbol.for('opentelemetry.js.api.1');
+const OTEL_API = '@opentelemetry/api';
 const SCOPE = 'mastra-mcp-native';
 const DURATION_BOUNDARIES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
@@ -20,7 +21,9 @@ function registered() {
 function loadApi() {
   if (api === undefined) {
     try {
-      api = require('@opentelemetry/api');
+      // `module.require`, not `require`: a bundler (`mastra build`) must not try to resolve an
+      // optional peer the app may not have; bundled, this finds nothing and telemetry stays off.
+      api = module.require(OTEL_API);
     } catch {
       api = null;
     }
