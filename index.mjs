@@ -1,7 +1,9 @@
 // ESM entry: loads @mastra/core through import, so tools are instances of the ESM copy of core's
 // classes that an ESM app uses (the dual-package hazard). The heavy tools module loads lazily.
 // A static import (not createRequire) so bundlers such as `mastra build` can trace ./lib and the binary.
+import { fileURLToPath } from 'node:url';
 import faceModule from './lib/face.cjs';
+import toolsChunk from './lib/core-tools-chunk.cjs';
 
 const { createFace } = faceModule;
 let coreError;
@@ -16,6 +18,19 @@ async function tryImport(id) {
     }
     throw e;
   }
+}
+
+/** `@mastra/core/tools`'s `Tool` chunk alone when it can be found (lib/core-tools-chunk.cjs), else the entry. */
+async function toolsModule() {
+  const chunk = await toolsChunkModule().catch(() => undefined);
+  return chunk ?? import('@mastra/core/tools');
+}
+
+async function toolsChunkModule() {
+  if (typeof import.meta.resolve !== 'function' || !toolsChunk.runsFromPackage(fileURLToPath(new URL('.', import.meta.url)))) return undefined;
+  const entry = import.meta.resolve('@mastra/core/tools');
+  const chunk = entry.startsWith('file:') ? toolsChunk.chunkFor(fileURLToPath(entry), toolsChunk.esmChunkOf) : undefined;
+  return chunk && toolsChunk.bindingsOf(await import(new URL(chunk.path, entry).href), chunk.names);
 }
 
 const [base, error, mcp] = await Promise.all([
@@ -33,7 +48,7 @@ const face = createFace({
   coreError: base ? undefined : coreError,
   loadTools: base
     ? async () => {
-        const [tools, schema] = await Promise.all([import('@mastra/core/tools'), tryImport('@mastra/core/schema')]);
+        const [tools, schema] = await Promise.all([toolsModule(), tryImport('@mastra/core/schema')]);
         return { createTool: tools.createTool, validateToolOutput: tools.validateToolOutput, toStandardSchema: schema?.toStandardSchema };
       }
     : undefined,

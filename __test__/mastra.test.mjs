@@ -10,6 +10,8 @@ import { Mastra } from '@mastra/core/mastra';
 import { InMemoryStore } from '@mastra/core/storage';
 import { MockLanguageModelV2, simulateReadableStream } from 'ai/test';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { MCPClient } from '../index.mjs';
 import { stdioFixtureServer, tmpFile } from './fixtures/helpers.mjs';
 
@@ -34,6 +36,39 @@ test('mastra: the CommonJS entry builds tools from the CommonJS copy of core', a
   const tools = await c.listTools();
   assert.ok(tools.fx_cwd instanceof CjsTool);
 });
+
+test('mastra: the Tool chunk of the installed @mastra/core/tools is found, for both entries', () => {
+  const { esmChunkOf, cjsChunkOf, chunkFor } = require('../lib/core-tools-chunk.cjs');
+  const esm = chunkFor(fileURLToPath(import.meta.resolve('@mastra/core/tools')), esmChunkOf);
+  const cjs = chunkFor(require.resolve('@mastra/core/tools'), cjsChunkOf);
+  assert.ok(esm && cjs, 'a new @mastra/core build layout: cold starts load the whole tools entry until lib/core-tools-chunk.cjs follows it');
+  assert.deepEqual(Object.keys(esm.names).sort(), ['Tool', 'createTool', 'validateToolOutput']);
+});
+
+for (const entry of ['index.mjs', 'index.js']) {
+  test(`mastra: a cold process (${entry}) loads only the chunk that holds Tool; its tools are @mastra/core/tools' Tool`, async () => {
+    // The rest of @mastra/core/tools (the code-mode transport, built-in tools) loads node:http.
+    const script = `
+      const { MCPClient } = ${entry === 'index.mjs' ? `await import(${JSON.stringify(new URL('../index.mjs', import.meta.url).href)})` : `require(${JSON.stringify(fileURLToPath(new URL('../index.js', import.meta.url)))})`};
+      const c = new MCPClient({ servers: { fx: ${JSON.stringify(stdioFixtureServer())} } });
+      const tools = await c.listTools();
+      const text = (await tools.fx_cwd.execute({})).content[0].text;
+      const httpLoaded = process.moduleLoadList.includes('NativeModule http');
+      const { Tool } = ${entry === 'index.mjs' ? "await import('@mastra/core/tools')" : "require('@mastra/core/tools')"};
+      console.log(JSON.stringify({ text, httpLoaded, isTool: tools.fx_cwd instanceof Tool }));
+      await c.disconnect();`;
+    const child = spawnSync(process.execPath, entry === 'index.mjs' ? ['--input-type=module', '-e', script] : ['-e', `(async () => {${script}})()`], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    const out = JSON.parse(child.stdout.trim().split('\n').pop());
+    assert.equal(out.isTool, true, 'tools are instances of the Tool class @mastra/core/tools exports');
+    assert.ok(out.text.length > 0, 'the call answered');
+    assert.equal(out.httpLoaded, false, 'listing and calling loaded none of the rest of @mastra/core/tools');
+  });
+}
 
 test('mastra: duplicate configurations without id throw the anchor text; ids return the cached instance', async () => {
   const servers = { fx: stdioFixtureServer({ DUP: '1' }) };

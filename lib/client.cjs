@@ -7,6 +7,7 @@ const { fromNative, nativeCall, errorDetailsOf, toPlainError } = require('./erro
 const { instances, DUPLICATE_MESSAGE, idForServers, deepEqual } = require('./instance-cache.cjs');
 const { toWireServers } = require('./wire-config.cjs');
 const { buildTool, toDefinition } = require('./tools.cjs');
+const { sharedToolList } = require('./shared-schemas.cjs');
 const { createServerProxyClass } = require('./proxy.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
@@ -368,6 +369,7 @@ function createMCPClientClass(deps) {
       this.#fanOutDone(ops, outcomes);
       for (const o of outcomes) {
         if (!o.ok) continue;
+        o.value.tools = sharedToolList(o.value.toolsKey, o.value.tools);
         const prev = this.#toolCache.get(o.server);
         if (!prev || prev.epoch !== o.value.epoch) {
           this.#toolCache.set(o.server, { epoch: o.value.epoch, session: o.value, tools: null });

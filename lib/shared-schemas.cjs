@@ -53,6 +53,17 @@ function outputSchemasFor(coreTools, jsonSchema, key) {
   return entryFor(`out:${key}`, jsonSchema, make);
 }
 
+/**
+ * A server's described tool list, parsed once per process for each exact text (`toolsKey` of a
+ * listing, the core's key of the text it holds once): every per-user client of a server lists
+ * the same tools, and each keeps the shared, read-only entries instead of a parse of its own.
+ * `parsed` is this client's parse, used (and then shared) when no client holds the text.
+ */
+function sharedToolList(key, parsed) {
+  if (!key || !Array.isArray(parsed)) return parsed;
+  return entryFor(`list:${key}`, parsed, (list) => list);
+}
+
 /** How many shared schema entries are alive (for tests). */
 function sharedSchemaCount() {
   let n = 0;
@@ -60,4 +71,4 @@ function sharedSchemaCount() {
   return n;
 }
 
-module.exports = { inputSchemaFor, outputSchemasFor, sharedSchemaCount };
+module.exports = { inputSchemaFor, outputSchemasFor, sharedToolList, sharedSchemaCount };

@@ -19,136 +19,169 @@ function rawSchema(schema) {
 }
 
 /**
+ * What a tool's Mastra object holds that depends only on its listed entry and the server's name:
+ * shared by every client whose listing shares the entry (see `sharedToolList`), so a per-user
+ * client's tools hold little of their own. Read-only.
+ */
+const staticParts = new WeakMap();
+
+function staticPartsOf(server, entry) {
+  const known = staticParts.get(entry);
+  if (known?.server === server) return known;
+  const tool = entry.tool;
+  const meta = entry.stampedMeta;
+  const annotations = tool.annotations;
+  const parts = {
+    server,
+    id: `${server}_${tool.name}`,
+    mcp: meta || annotations ? { ...(meta ? { _meta: meta } : {}), ...(annotations ? { annotations } : {}) } : undefined,
+  };
+  staticParts.set(entry, parts);
+  return parts;
+}
+
+/** The `mcpMetadata` of a server's tools: one object for all the tools of one listing. */
+function mcpMetadataOf(ctx, session) {
+  const { server, def } = ctx;
+  return (ctx.mcpMetadata ??= {
+    serverName: server,
+    serverVersion: session.serverVersion ?? undefined,
+    serverInstructions: session.instructions ?? undefined,
+    forwardInstructions: def.forwardInstructions ?? false,
+    instructionsMaxLength: def.instructionsMaxLength,
+  });
+}
+
+/**
  * @param ctx {{ native, server, def, deps, coreTools, logEvent, callContexts, callTool }}
  * @param entry {{ tool, stampedMeta?, strict? }} from the native `listTools`
  * @param session {{ serverVersion?, instructions?, connectFirst? }}
  */
 function buildTool(ctx, entry, session) {
-  const { native, server, def, deps, coreTools } = ctx;
-  const { MastraError, ErrorDomain, ErrorCategory } = deps;
+  const { server, def, coreTools } = ctx;
   const tool = entry.tool;
-  const annotations = tool.annotations;
-  const meta = entry.stampedMeta;
   const outputJsonSchema = rawSchema(tool.outputSchema);
-  // Held by `execute` (through shapeForMastra): the shared entry lives as long as this tool.
+  // Held by `execute`: the shared entry lives as long as this tool.
   const outputSchemas = outputJsonSchema ? outputSchemasFor(coreTools, outputJsonSchema, entry.outputSchemaKey) : undefined;
+  const statics = staticPartsOf(server, entry);
 
   let requireApproval;
   let needsApprovalFn;
   if (typeof def.requireToolApproval === 'function') {
     const policy = def.requireToolApproval;
+    const annotations = tool.annotations;
     requireApproval = true;
     needsApprovalFn = (args, approvalCtx = {}) => policy({ toolName: tool.name, args, ...approvalCtx, annotations });
   } else if (def.requireToolApproval === true) {
     requireApproval = true;
   }
 
-  const enableProgressTracking = def.enableProgressTracking ?? true;
-  const onToolError = def.onToolError ?? 'throw';
-
-  const execute = async (input, context) => {
-    const signal = context?.abortSignal;
-    if (signal?.aborted) throw abortError(signal);
-    const callId = nextCallId++ >>> 0;
-    let onAbort;
-    if (typeof signal?.addEventListener === 'function') {
-      onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-    const progressToken = enableProgressTracking ? context?.runId || nextProgressToken() : undefined;
-    // A client span when the app registered a tracer (a child of the caller's active context).
-    const op = telemetry.startOperation(ctx.telemetry, def, 'tools/call', tool.name, {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': tool.name,
-      ...(session?.protocolVersion ? { 'mcp.protocol.version': session.protocolVersion } : {}),
-    });
-    // The trace context of the caller's request (read now, in its async context); an explicit
-    // `traceContext` beats the span's, and explicit `_meta` wins over both.
-    const traceMeta = traceMetaOf(def) ?? op?.meta;
-    const userMeta = traceMeta ? { ...traceMeta, ...context?._meta } : context?._meta;
-    const requestMeta =
-      userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
-    const requestContext = context?.requestContext ?? null;
-    const callContexts = ctx.callContexts;
-    if (callContexts) callContexts.set(callId, requestContext);
-    ctx.logEvent('debug', `Executing tool: ${tool.name}`, { toolArgs: input, runId: context?.runId }, requestContext);
-    let shaped;
-    try {
-      const args = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
-      shaped = await ctx.callTool(tool.name, args, JSON.stringify(args), requestMeta ? JSON.stringify(requestMeta) : undefined, {
-        meta: requestMeta,
-        progressToken,
-        callId,
-      });
-    } catch (raw) {
-      const plain = fromNative(raw);
-      const err = policyError(plain) ?? plain;
-      telemetry.endOperation(op, { error: plain });
-      ctx.logEvent('error', `Error calling tool: ${tool.name}`, { error: err?.message, toolArgs: input }, requestContext);
-      throw err;
-    } finally {
-      if (callContexts) callContexts.delete(callId);
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    }
-    telemetry.endOperation(op, { toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
-    if (shaped.kind === 'toolError') {
-      ctx.logEvent('debug', `Tool reported an error: ${tool.name}`, { error: shaped.text, toolArgs: input }, requestContext);
-    }
-    return shapeForMastra(shaped);
-  };
-
-  /** allowedHosts / redirect refusals surface as MastraErrors with the anchor's ids. */
-  function policyError(err) {
-    if (typeof err?.nativeCode !== 'string' || !err.nativeCode.startsWith('MCP_CLIENT_')) return undefined;
-    return new MastraError(
-      { id: err.nativeCode, domain: ErrorDomain.MCP, category: ErrorCategory.USER, text: err.message, details: { toolName: tool.name, serverName: server } },
-      err,
-    );
-  }
-
-  function shapeForMastra(shaped) {
-    if (shaped.kind === 'toolError') {
-      if (onToolError === 'return') return shaped.result;
-      throw new MastraError({
-        id: 'MCP_CLIENT_TOOL_EXECUTION_FAILED',
-        domain: ErrorDomain.MCP,
-        category: ErrorCategory.THIRD_PARTY,
-        text: shaped.text,
-        details: { toolName: tool.name, serverName: server },
-      });
-    }
-    if (shaped.kind === 'structured') {
-      if (outputSchemas?.validator && coreTools.validateToolOutput) {
-        const validation = coreTools.validateToolOutput(outputSchemas.validator, shaped.value, tool.name);
-        if (validation?.error) return validation.error;
-      }
-      return attachMcpCallToolContent(shaped.value, shaped.content, shaped.meta ?? undefined);
-    }
-    return shaped.result;
-  }
-
-  const mcpProps =
-    meta || annotations ? { mcp: { ...(meta ? { _meta: meta } : {}), ...(annotations ? { annotations } : {}) } } : {};
   const built = coreTools.createTool({
-    id: `${server}_${tool.name}`,
+    id: statics.id,
     description: tool.description || '',
     inputSchema: inputSchemaFor(coreTools, rawSchema(tool.inputSchema), entry.inputSchemaKey) ?? { type: 'object' },
     outputSchema: outputSchemas?.permissive,
     strict: entry.strict,
-    ...mcpProps,
+    ...(statics.mcp ? { mcp: statics.mcp } : {}),
     requireApproval,
-    mcpMetadata: {
-      serverName: server,
-      serverVersion: session.serverVersion ?? undefined,
-      serverInstructions: session.instructions ?? undefined,
-      forwardInstructions: def.forwardInstructions ?? false,
-      instructionsMaxLength: def.instructionsMaxLength,
-    },
+    mcpMetadata: mcpMetadataOf(ctx, session),
     ...(outputJsonSchema ? { toModelOutput: structuredToModelOutput } : {}),
-    execute,
+    execute: (input, context) => executeTool(ctx, tool.name, session, outputSchemas, input, context),
   });
   if (needsApprovalFn) built.needsApprovalFn = needsApprovalFn;
   return built;
+}
+
+/** One call of a listed tool, from Mastra's `execute(input, context)`. */
+async function executeTool(ctx, toolName, session, outputSchemas, input, context) {
+  const { native, def } = ctx;
+  const signal = context?.abortSignal;
+  if (signal?.aborted) throw abortError(signal);
+  const callId = nextCallId++ >>> 0;
+  let onAbort;
+  if (typeof signal?.addEventListener === 'function') {
+    onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+  const progressToken = (def.enableProgressTracking ?? true) ? context?.runId || nextProgressToken() : undefined;
+  // A client span when the app registered a tracer (a child of the caller's active context).
+  const op = telemetry.startOperation(ctx.telemetry, def, 'tools/call', toolName, {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': toolName,
+    ...(session?.protocolVersion ? { 'mcp.protocol.version': session.protocolVersion } : {}),
+  });
+  // The trace context of the caller's request (read now, in its async context); an explicit
+  // `traceContext` beats the span's, and explicit `_meta` wins over both.
+  const traceMeta = traceMetaOf(def) ?? op?.meta;
+  const userMeta = traceMeta ? { ...traceMeta, ...context?._meta } : context?._meta;
+  const requestMeta =
+    userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
+  const requestContext = context?.requestContext ?? null;
+  const callContexts = ctx.callContexts;
+  if (callContexts) callContexts.set(callId, requestContext);
+  ctx.logEvent('debug', `Executing tool: ${toolName}`, { toolArgs: input, runId: context?.runId }, requestContext);
+  let shaped;
+  try {
+    const args = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
+    shaped = await ctx.callTool(toolName, args, JSON.stringify(args), requestMeta ? JSON.stringify(requestMeta) : undefined, {
+      meta: requestMeta,
+      progressToken,
+      callId,
+    });
+  } catch (raw) {
+    const plain = fromNative(raw);
+    const err = policyError(ctx, toolName, plain) ?? plain;
+    telemetry.endOperation(op, { error: plain });
+    ctx.logEvent('error', `Error calling tool: ${toolName}`, { error: err?.message, toolArgs: input }, requestContext);
+    throw err;
+  } finally {
+    if (callContexts) callContexts.delete(callId);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+  telemetry.endOperation(op, { toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
+  if (shaped.kind === 'toolError') {
+    ctx.logEvent('debug', `Tool reported an error: ${toolName}`, { error: shaped.text, toolArgs: input }, requestContext);
+  }
+  return shapeForMastra(ctx, toolName, outputSchemas, shaped);
+}
+
+/** allowedHosts / redirect refusals surface as MastraErrors with the anchor's ids. */
+function policyError(ctx, toolName, err) {
+  if (typeof err?.nativeCode !== 'string' || !err.nativeCode.startsWith('MCP_CLIENT_')) return undefined;
+  const { MastraError, ErrorDomain, ErrorCategory } = ctx.deps;
+  return new MastraError(
+    {
+      id: err.nativeCode,
+      domain: ErrorDomain.MCP,
+      category: ErrorCategory.USER,
+      text: err.message,
+      details: { toolName, serverName: ctx.server },
+    },
+    err,
+  );
+}
+
+function shapeForMastra(ctx, toolName, outputSchemas, shaped) {
+  if (shaped.kind === 'toolError') {
+    if ((ctx.def.onToolError ?? 'throw') === 'return') return shaped.result;
+    const { MastraError, ErrorDomain, ErrorCategory } = ctx.deps;
+    throw new MastraError({
+      id: 'MCP_CLIENT_TOOL_EXECUTION_FAILED',
+      domain: ErrorDomain.MCP,
+      category: ErrorCategory.THIRD_PARTY,
+      text: shaped.text,
+      details: { toolName, serverName: ctx.server },
+    });
+  }
+  if (shaped.kind === 'structured') {
+    const { coreTools } = ctx;
+    if (outputSchemas?.validator && coreTools.validateToolOutput) {
+      const validation = coreTools.validateToolOutput(outputSchemas.validator, shaped.value, toolName);
+      if (validation?.error) return validation.error;
+    }
+    return attachMcpCallToolContent(shaped.value, shaped.content, shaped.meta ?? undefined);
+  }
+  return shaped.result;
 }
 
 function abortError(signal) {
@@ -159,8 +192,9 @@ function abortError(signal) {
 }
 
 /**
- * The JSON-safe definition of a tool (for caching catalogs across processes). Its schemas are
- * copies: the listed ones may back validators other clients share (see shared-schemas.cjs).
+ * The JSON-safe definition of a tool (for caching catalogs across processes). Copies: the listed
+ * entries are shared with other clients, and their schemas may back shared validators (see
+ * shared-schemas.cjs).
  */
 function toDefinition(server, entry, session) {
   const t = entry.tool;
@@ -169,8 +203,8 @@ function toDefinition(server, entry, session) {
     ...(t.description ? { description: t.description } : {}),
     inputSchema: structuredClone(t.inputSchema),
     ...(t.outputSchema ? { outputSchema: structuredClone(t.outputSchema) } : {}),
-    ...(t.annotations ? { annotations: t.annotations } : {}),
-    ...(t._meta ? { _meta: t._meta } : {}),
+    ...(t.annotations ? { annotations: structuredClone(t.annotations) } : {}),
+    ...(t._meta ? { _meta: structuredClone(t._meta) } : {}),
     server: {
       name: server,
       ...(session.serverVersion ? { version: session.serverVersion } : {}),

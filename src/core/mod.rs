@@ -12,6 +12,7 @@ pub mod features;
 pub mod follow_up;
 pub mod handler;
 pub mod input;
+pub mod interned;
 pub mod listen;
 pub mod lists;
 pub mod mcp_json;

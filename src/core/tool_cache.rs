@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::connection::{server_has, Connection, Layer, Live};
 use super::error::Result;
+use super::interned::{intern, Interned};
 use super::listen;
 use super::lists::list_all_raw;
 use super::results::describe_tool_raw;
@@ -18,8 +19,9 @@ use super::results::describe_tool_raw;
 /// A server's listed tools and what is known of their task support (a connection slot).
 #[derive(Default)]
 struct ToolCache {
-    /// The `describe_tool` entries as JSON text, with the epoch they were listed in.
-    list: Mutex<Option<(u64, Arc<String>)>>,
+    /// The `describe_tool` entries as JSON text (held once per process for the same bytes: every
+    /// per-user client of a server lists the same tools), with the epoch they were listed in.
+    list: Mutex<Option<(u64, Interned)>>,
     /// Tools of the cached list that may run as tasks (`execution.taskSupport`), by name; also
     /// those the server refused a plain call for. Empty for most servers: calls do not look further.
     task_tools: Mutex<HashMap<String, TaskSupport>>,
@@ -70,10 +72,10 @@ fn epoch_of(conn: &Connection, live: &Live) -> u64 {
     conn.shared().tools_epoch.load(Ordering::SeqCst) + live.channel_openings()
 }
 
-/// The server's tools as the JSON text of an array of `describe_tool` entries, from cache
-/// when nothing invalidated it. Returns the cache epoch too. `meta`: the `_meta` of the
+/// The server's tools as the JSON text of an array of `describe_tool` entries (with its key),
+/// from cache when nothing invalidated it. Returns the cache epoch too. `meta`: the `_meta` of the
 /// `tools/list` requests, if any are sent (trace context).
-pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Arc<String>)> {
+pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Interned)> {
     let live = conn.ensure_connected().await?;
     if !hears_tool_changes(conn, &live) {
         // Nothing would tell us of a change: list every time, as the anchor does.
@@ -98,7 +100,7 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Arc<
         described.push_str(&describe_tool_raw(conn.name(), tool));
     }
     described.push(']');
-    let tools = Arc::new(described);
+    let tools = intern(described);
     let tasks: HashMap<String, TaskSupport> = raw
         .iter()
         .filter(|t| t.contains("taskSupport"))

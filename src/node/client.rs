@@ -114,13 +114,14 @@ async fn session_info(conn: &Connection) -> crate::core::error::Result<Value> {
 async fn tools_of(conn: Arc<Connection>, meta: Option<Value>) -> crate::core::error::Result<String> {
     let (epoch, tools) = tool_cache::tools(&conn, meta.as_ref()).await?;
     let info = session_info(&conn).await?.to_string();
-    let mut out = String::with_capacity(info.len() + tools.len() + 32);
+    let mut out = String::with_capacity(info.len() + tools.text.len() + tools.key.len() + 48);
     out.push_str(info.strip_suffix('}').unwrap_or("{"));
     if out.len() > 1 {
         out.push(',');
     }
-    out.push_str(&format!("\"epoch\":{epoch},\"tools\":"));
-    out.push_str(&tools);
+    // `toolsKey`: the key of the tools' text, so the face parses and keeps one copy per process.
+    out.push_str(&format!("\"epoch\":{epoch},\"toolsKey\":\"{}\",\"tools\":", tools.key));
+    out.push_str(&tools.text);
     out.push('}');
     Ok(out)
 }
