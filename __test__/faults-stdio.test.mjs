@@ -34,9 +34,8 @@ after(() => {
   assert.deepEqual(processListeners(), listenersBefore, 'no process listeners were added');
 });
 
-/** Every process this test process started is gone. */
+/** Every process this test process started is gone (from /proc on Linux, `ps` elsewhere). */
 async function noProcessesLeft() {
-  if (!onLinux) return;
   await waitFor(() => descendants().length === 0, { timeoutMs: 10000, message: `no child processes (left: ${descendants().join(', ')})` });
 }
 

@@ -282,7 +282,8 @@ for (const { transport, serverEra, protocolVersion } of combos) {
 
     test('resource subscription and list-changed handlers fire once per server announcement', async (t) => {
       if (!facts.notifications) {
-        t.diagnostic('stateless fallback: the server cannot notify outside a request');
+        // Reported as a skip, not a pass: this combination has nothing to test.
+        t.skip('stateless fallback: the server cannot notify outside a request');
         return;
       }
       const tools = await client.listTools();
