@@ -8,6 +8,7 @@ const { instances, DUPLICATE_MESSAGE, idForServers, deepEqual } = require('./ins
 const { toWireServers } = require('./wire-config.cjs');
 const { buildTool, toDefinition } = require('./tools.cjs');
 const { createServerProxyClass } = require('./proxy.cjs');
+const { SetAsideTools, schemaInvalidError, isSchemaInvalid, problemOf } = require('./schema-problems.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
 const { callProvider } = require('./oauth-provider-ops.cjs');
@@ -89,6 +90,7 @@ function createMCPClientClass(deps) {
     #authFlows = new Map(); // server -> { promise, flowId }
     #inputAborts = new Map(); // input request id -> AbortController of an `inputRequests` call
     #telemetry = true; // `telemetry: false` turns the OpenTelemetry spans and metrics off
+    #setAside = new SetAsideTools(); // tools left out for a malformed schema, warned about once
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -417,6 +419,10 @@ function createMCPClientClass(deps) {
         const ctx = this.#toolContext(server, coreTools);
         cache.tools = {};
         for (const entry of cache.session.tools) {
+          if (entry.schemaProblem) {
+            this.#warnSetAside(server, entry.tool.name, entry.schemaProblem);
+            continue;
+          }
           try {
             cache.tools[entry.tool.name] = buildTool(ctx, entry, cache.session);
           } catch (e) {
@@ -425,6 +431,11 @@ function createMCPClientClass(deps) {
         }
       }
       return cache.tools;
+    }
+
+    /** One warning per client and definition for a tool set aside for a malformed schema. */
+    #warnSetAside(server, toolName, problem) {
+      this.#setAside.warnOnce(server, toolName, problem, (level, message, details) => this.#log(server, level, message, details));
     }
 
     // ---- tools -----------------------------------------------------------------------------
@@ -475,6 +486,7 @@ function createMCPClientClass(deps) {
     /** Rebuilds a tool from a cached definition; sync when `coreTools()` is. */
     #hydrate(serverName, definition, coreTools) {
       const fail = (e) => {
+        if (isSchemaInvalid(e)) throw e;
         throw new MastraError(
           {
             id: 'MCP_CLIENT_TOOL_HYDRATION_FAILED',
@@ -489,6 +501,7 @@ function createMCPClientClass(deps) {
       const build = (tools) => {
         const { server: session = {}, ...toolFields } = definition;
         const entry = describeTool(serverName, toolFields);
+        if (entry.schemaProblem) throw schemaInvalidError(deps, serverName, entry.tool.name, entry.schemaProblem);
         return buildTool(this.#toolContext(serverName, tools), entry, {
           serverVersion: session.version,
           instructions: session.instructions,
@@ -511,7 +524,14 @@ function createMCPClientClass(deps) {
           continue;
         }
         for (const [name, definition] of Object.entries(defs)) {
-          out[`${serverName}_${name}`] = await this.toolFromDefinition({ serverName, definition });
+          try {
+            out[`${serverName}_${name}`] = await this.toolFromDefinition({ serverName, definition });
+          } catch (e) {
+            // A malformed cached definition is set aside as a listed one is; any other failure surfaces.
+            if (!isSchemaInvalid(e)) throw e;
+            const { toolName, problem } = problemOf(e);
+            this.#warnSetAside(serverName, toolName, problem);
+          }
         }
       }
       return out;
