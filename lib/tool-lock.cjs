@@ -35,28 +35,46 @@ function createToolLock(definitions) {
   return native.toolLockText(definitions);
 }
 
+// Lock files read, by path, while unchanged (size and mtime): a new client per user does not
+// read and parse the same file again. A few paths at most.
+const readLocks = new Map();
+const READ_LOCKS_MAX = 16;
+
 /** A parsed lock from a path or an object, its shape checked (throws a TypeError naming what is wrong). */
 function readToolLock(lock) {
-  let parsed = lock;
-  if (typeof lock === 'string' || lock instanceof URL) {
-    let text;
-    try {
-      text = fs.readFileSync(lock, 'utf8');
-    } catch (e) {
-      throw new TypeError(`Cannot read the tool lock ${String(lock)}: ${e.message}`, { cause: e });
-    }
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      throw new TypeError(`The tool lock ${String(lock)} is not JSON: ${e.message}`, { cause: e });
-    }
-  }
+  if (typeof lock !== 'string' && !(lock instanceof URL)) return checked(lock, lock);
+  const key = String(lock);
+  let stat;
+  let text;
   try {
-    native.toolLockServers(parsed);
+    stat = fs.statSync(lock);
+    const known = readLocks.get(key);
+    if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.parsed;
+    text = fs.readFileSync(lock, 'utf8');
   } catch (e) {
-    throw new TypeError(`Invalid tool lock${typeof lock === 'string' ? ` ${lock}` : ''}: ${e.message}`, { cause: e });
+    throw new TypeError(`Cannot read the tool lock ${key}: ${e.message}`, { cause: e });
   }
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new TypeError(`The tool lock ${key} is not JSON: ${e.message}`, { cause: e });
+  }
+  checked(parsed, key);
+  // The size and mtime seen before the read: a file changed since is read again next time.
+  if (readLocks.size >= READ_LOCKS_MAX) readLocks.delete(readLocks.keys().next().value);
+  readLocks.set(key, { size: stat.size, mtimeMs: stat.mtimeMs, parsed });
   return parsed;
+}
+
+/** `lock`, once the core found it to be a lock; `what` names it in the error. */
+function checked(lock, what) {
+  try {
+    native.toolLockServers(lock);
+  } catch (e) {
+    throw new TypeError(`Invalid tool lock${typeof what === 'string' ? ` ${what}` : ''}: ${e.message}`, { cause: e });
+  }
+  return lock;
 }
 
 /** The drift of one server's tools (an array or object of definitions) from a lock; `null` when the lock does not pin it. */
