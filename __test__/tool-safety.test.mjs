@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, rmSync } from 'node:fs';
-import { MCPClient } from '../index.mjs';
+import { MCPClient, InternalMastraMCPClient } from '../index.mjs';
 import { startCatalogServer, catalogServerDef, SAFE_CATALOG, ALL_MALFORMED } from './fixtures/catalog.mjs';
 import { tmpFile } from './fixtures/helpers.mjs';
 
@@ -130,6 +130,18 @@ for (const transport of ['stdio', 'http']) {
     assert.equal(bad.logs.filter((l) => l.level === 'warning').length, ALL_MALFORMED.tools.length);
   });
 }
+
+test('InternalMastraMCPClient (the per-server client) sets malformed tools aside too', async () => {
+  const { def, logs } = await serverWith('stdio', SAFE_CATALOG);
+  const internal = new InternalMastraMCPClient({ name: 'coins', server: def });
+  cleanups.push(() => internal.disconnect());
+  assert.deepEqual(Object.keys(await internal.tools()).sort(), ['echo', 'price']);
+  await internal.tools();
+  assert.equal(warningsAbout(logs, 'quote').length, 1);
+  const definitions = await internal.toolDefinitions();
+  assert.deepEqual(definitions.quote.inputSchema, SAFE_CATALOG.tools[1].inputSchema);
+  assert.throws(() => internal.toolFromDefinition({ definition: definitions.quote }), (e) => e.id === 'MCP_TOOL_SCHEMA_INVALID');
+});
 
 test('without a server logger, the warning goes to the Mastra logger, once', async () => {
   const { def } = await serverWith('stdio', SAFE_CATALOG);
