@@ -170,33 +170,46 @@ for (const transport of ['stdio', 'http']) {
     assert.equal(fs.readFileSync(lockFile, 'utf8'), updated);
   });
 
-  test(`${transport}: drift in the middle of a session (list_changed) blocks a tool already handed out`, async () => {
-    const file = catalogFile(REVIEWED);
-    const { def } = await serve(transport, file);
-    const lockText = createToolLock(await client(def).listToolDefinitions());
-    const c = client(def, { toolLock: JSON.parse(lockText) });
-    const tools = await c.listTools();
-    assert.deepEqual(names(tools), ['coins_announce_change', 'coins_echo', 'coins_read_file']);
-    assert.deepEqual((await tools.coins_read_file.execute({ name: 'a' }, {})).content, [{ type: 'text', text: 'read_file:{"name":"a"}' }]);
+  for (const mode of ['block', 'approve', 'warn']) {
+    test(`${transport}: drift in the middle of a session (list_changed) reaches a tool already handed out (${mode})`, async () => {
+      const file = catalogFile(REVIEWED);
+      const { def } = await serve(transport, file);
+      const lockText = createToolLock(await client(def).listToolDefinitions());
+      const logs = [];
+      const c = client({ ...def, logger: (e) => logs.push(e) }, { toolLock: JSON.parse(lockText), onToolDrift: mode });
+      const tools = await c.listTools();
+      assert.deepEqual(names(tools), ['coins_announce_change', 'coins_echo', 'coins_read_file']);
+      assert.deepEqual((await tools.coins_read_file.execute({ name: 'a' }, {})).content, [{ type: 'text', text: 'read_file:{"name":"a"}' }]);
 
-    let changedSeen;
-    const listChanged = new Promise((resolve) => (changedSeen = resolve));
-    await c.tools.onListChanged('coins', () => changedSeen());
-    fs.writeFileSync(file, JSON.stringify(CHANGED));
-    await tools.coins_announce_change.execute({}, {});
-    await listChanged;
+      let changedSeen;
+      const listChanged = new Promise((resolve) => (changedSeen = resolve));
+      await c.tools.onListChanged('coins', () => changedSeen());
+      fs.writeFileSync(file, JSON.stringify(CHANGED));
+      await tools.coins_announce_change.execute({}, {});
+      await listChanged;
 
-    await assert.rejects(tools.coins_read_file.execute({ name: 'a' }, {}), (e) => {
-      assert.equal(e.id, 'TOOL_DRIFT');
-      assert.match(e.message, /read_file/);
-      assert.match(e.message, /\/description/);
-      return true;
+      const call = tools.coins_read_file.execute({ name: 'a' }, {});
+      if (mode === 'warn') {
+        assert.deepEqual((await call).content, [{ type: 'text', text: 'read_file:{"name":"a"}' }]);
+      } else {
+        await assert.rejects(call, (e) => {
+          assert.equal(e.id, 'TOOL_DRIFT');
+          assert.match(e.message, /read_file/);
+          assert.match(e.message, /\/description/);
+          return true;
+        });
+      }
+      if (mode === 'approve') assert.equal(tools.coins_read_file.requireApproval, true, 'asked for approval from now on');
+      if (mode === 'block') await assert.rejects(tools.coins_echo.execute({ message: 'hi' }, {}), (e) => e.id === 'TOOL_DRIFT');
+      assert.ok(logs.some((l) => l.level === 'warning' && l.details?.code === 'TOOL_DRIFT' && l.details.toolName === 'read_file'));
+      // The unchanged tool still works; a new listing applies the mode.
+      assert.deepEqual((await tools.coins_announce_change.execute({}, {})).content, [{ type: 'text', text: 'announced' }]);
+      const relisted = await c.listTools();
+      if (mode === 'block') assert.deepEqual(names(relisted), ['coins_announce_change']);
+      else assert.deepEqual(names(relisted), ['coins_announce_change', 'coins_delete_all', 'coins_echo', 'coins_read_file']);
+      if (mode === 'approve') assert.equal(relisted.coins_delete_all.requireApproval, true);
     });
-    await assert.rejects(tools.coins_echo.execute({ message: 'hi' }, {}), (e) => e.id === 'TOOL_DRIFT');
-    // The unchanged tool still works, and a new listing withholds the drifted ones.
-    assert.deepEqual((await tools.coins_announce_change.execute({}, {})).content, [{ type: 'text', text: 'announced' }]);
-    assert.deepEqual(names(await c.listTools()), ['coins_announce_change']);
-  });
+  }
 }
 
 test('toolLock and onToolDrift are checked when the client is made', () => {
