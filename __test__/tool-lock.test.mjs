@@ -168,6 +168,14 @@ for (const transport of ['stdio', 'http']) {
     assert.equal(recheck.code, 0, recheck.stdout + recheck.stderr);
     assert.equal((await cli(['lock', '--config', changed.config, '--out', lockFile])).code, 0);
     assert.equal(fs.readFileSync(lockFile, 'utf8'), updated);
+
+    // --config may name a module exporting an MCPClient, as for typegen.
+    const mod = path.join(tmp, `client-${n++}.mjs`);
+    const entry = path.join(path.dirname(BIN), '..', 'index.mjs');
+    fs.writeFileSync(mod, `import { MCPClient } from ${JSON.stringify(entry)};\nexport const mcp = new MCPClient({ id: 'lock-module', servers: { coins: ${JSON.stringify(changed.def.url ? { url: changed.def.url.href } : changed.def)} } });\n`);
+    const viaModule = await cli(['lock', '--check', '--config', mod, '--out', lockFile, '--json']);
+    assert.equal(viaModule.code, 0, viaModule.stdout + viaModule.stderr);
+    assert.equal(JSON.parse(viaModule.stdout).action, 'matches');
   });
 
   for (const mode of ['block', 'approve', 'warn']) {
