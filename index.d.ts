@@ -119,6 +119,20 @@ export interface MCPClientOptions<TServers extends MCPServerContractsOf<TServers
    * @default true
    */
   telemetry?: boolean;
+  /**
+   * A tool lock (a path to the file `mastra-mcp lock` writes, or the parsed lock): the tools of each
+   * server it names are held to their reviewed definitions. A tool whose definition differs, or that
+   * the lock does not list for a pinned server, is handled as {@link MCPClientOptions.onToolDrift}
+   * says. See docs/tool-safety.md.
+   */
+  toolLock?: string | URL | MCPToolLock;
+  /**
+   * What a drifted tool of a pinned server becomes: `'block'` withholds it from `listTools*()` (reported
+   * under code `TOOL_DRIFT` in `listToolsWithErrors()`; a tool handed out earlier rejects its calls with
+   * that code), `'approve'` keeps it behind Mastra's tool approval, `'warn'` keeps it and logs.
+   * @default 'block' (when a toolLock is given)
+   */
+  onToolDrift?: 'block' | 'approve' | 'warn';
 }
 
 /**
@@ -257,8 +271,10 @@ export interface MCPDiscoveryErrorDetails {
   message: string;
   /** HTTP status reported by the transport. */
   httpStatus?: number;
-  /** Deepest error code found in the cause chain. */
+  /** Deepest error code found in the cause chain (`'TOOL_DRIFT'` for tools withheld by a tool lock). */
   code?: string | number;
+  /** With code `TOOL_DRIFT`: each withheld tool and what changed. */
+  drift?: MCPToolDrift[];
 }
 
 /** Per-server failure information shared by every `*WithErrors` result. */
@@ -622,6 +638,8 @@ export interface MCPToolDefinitionsWithErrors extends MCPDiscoveryErrors {
 export type SerializableMCPToolDefinition = {
   /** Tool name as advertised (not namespaced). */
   name: string;
+  /** Title as advertised. */
+  title?: string;
   /** Description as advertised. */
   description?: string;
   /** Raw JSON Schema of the arguments. */
@@ -2222,6 +2240,79 @@ export declare function traceContextFromMeta(meta: Record<string, unknown> | und
 
 /** Turns a trace context into `_meta` keys (`traceparent`, and `tracestate` / `baggage` when set). */
 export declare function traceContextToMeta(traceContext: MCPTraceContext): Record<string, string>;
+
+// ===========================================================================
+// Tool pinning (docs/tool-safety.md)
+// ===========================================================================
+
+/** A tool lock as `mastra-mcp lock` writes it: per server and tool, the reviewed definition and its hash. */
+export interface MCPToolLock {
+  lockfileVersion: 1;
+  servers: Record<string, { tools: Record<string, { definition: MCPReviewedToolDefinition; sha256: string }> }>;
+}
+
+/** The part of a tool definition a person reviews, and a lock pins. */
+export interface MCPReviewedToolDefinition {
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}
+
+/** A tool definition as `fingerprintTools` reads it (a listed MCP tool, or a cached definition); other members are not reviewed. */
+export type MCPToolDefinitionLike = MCPReviewedToolDefinition & { name?: string; [key: string]: unknown };
+
+/** How one tool differs from a lock. */
+export interface MCPToolDrift {
+  tool: string;
+  /** `changed`: another definition; `added`: not in the lock; `removed`: in the lock, no longer listed. */
+  kind: 'changed' | 'added' | 'removed';
+  /** The lock's hash (`sha256:<hex>`). */
+  expected?: string;
+  /** The listed definition's hash. */
+  actual?: string;
+  /** What changed, by JSON pointer into the reviewed definition (absent side: the member is not there). */
+  changes: Array<{ pointer: string; before?: unknown; after?: unknown }>;
+  /** Changes not listed in `changes`. */
+  more?: number;
+}
+
+/** What {@link checkToolLock} found. */
+export interface MCPToolLockReport {
+  /** True when every listed server is pinned and matches, and every pinned server was listed. */
+  ok: boolean;
+  /** Per pinned server, its drifted tools. */
+  servers: Record<string, MCPToolDrift[]>;
+  /** Servers listed but not in the lock. */
+  unpinned: string[];
+  /** Servers in the lock that were not listed. */
+  unlisted: string[];
+}
+
+/**
+ * Each tool's fingerprint, by name: `sha256:<hex>` over the canonical JSON (keys sorted, no whitespace)
+ * of its description, title, input and output schema and annotations — the form a tool lock uses.
+ */
+export declare function fingerprintTools(tools: MCPToolDefinitionLike[] | Record<string, MCPToolDefinitionLike>): Record<string, string>;
+
+/** What differs between a baseline from {@link fingerprintTools} and tools now, by tool name. */
+export declare function detectToolDrift(
+  baseline: Record<string, string>,
+  tools: MCPToolDefinitionLike[] | Record<string, MCPToolDefinitionLike>,
+): { drifted: boolean; changed: string[]; added: string[]; removed: string[] };
+
+/** The text of a tool lock for `listToolDefinitions()`'s result: stable, byte-identical for the same definitions. */
+export declare function createToolLock(definitions: Record<string, Record<string, MCPToolDefinitionLike>>): string;
+
+/** Compares a tool lock (a path or the parsed lock) with `listToolDefinitions()`'s result. */
+export declare function checkToolLock(
+  lock: string | URL | MCPToolLock,
+  definitions: Record<string, Record<string, MCPToolDefinitionLike>>,
+): MCPToolLockReport;
+
+/** {@link checkToolLock}'s report as a readable diff (empty when it is ok). */
+export declare function formatToolDrift(report: MCPToolLockReport): string;
 
 /** The capabilities 2.0 lets a client advertise: `elicitation` and `extensions` (ours: any {@link ClientCapabilities}). */
 export type MCPClientCapabilities = Pick<ClientCapabilities, 'elicitation' | 'extensions'>;

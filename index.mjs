@@ -90,5 +90,10 @@ export const {
   MCP_CLIENT_PROTOCOL_VERSION,
   traceContextFromMeta,
   traceContextToMeta,
+  fingerprintTools,
+  detectToolDrift,
+  createToolLock,
+  checkToolLock,
+  formatToolDrift,
 } = face;
 export default face;

@@ -9,6 +9,8 @@ const { toWireServers } = require('./wire-config.cjs');
 const { buildTool, toDefinition } = require('./tools.cjs');
 const { sharedToolList } = require('./shared-schemas.cjs');
 const { createServerProxyClass } = require('./proxy.cjs');
+const { SetAsideTools, schemaInvalidError, isSchemaInvalid, problemOf } = require('./schema-problems.cjs');
+const { ToolPins, gateExecute, isToolDrift } = require('./tool-pins.cjs');
 const { FetchBridge } = require('./fetch-bridge.cjs');
 const { MCPOAuthClientProvider, UnauthorizedError } = require('./oauth.cjs');
 const { callProvider } = require('./oauth-provider-ops.cjs');
@@ -90,6 +92,8 @@ function createMCPClientClass(deps) {
     #authFlows = new Map(); // server -> { promise, flowId }
     #inputAborts = new Map(); // input request id -> AbortController of an `inputRequests` call
     #telemetry = true; // `telemetry: false` turns the OpenTelemetry spans and metrics off
+    #setAside = new SetAsideTools(); // tools left out for a malformed schema, warned about once
+    #pins; // the tool lock (`toolLock`, `onToolDrift`), when one is given
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -109,6 +113,7 @@ function createMCPClientClass(deps) {
       this.defaultTimeout = args.timeout ?? 60000;
       this.#servers = args.servers;
       this.#telemetry = args.telemetry !== false;
+      this.#pins = ToolPins.from(args);
       for (const [name, def] of Object.entries(args.servers)) {
         if (def && def.stderr === 'pipe') this.#stderr.set(name, new PassThrough());
       }
@@ -373,6 +378,7 @@ function createMCPClientClass(deps) {
         const prev = this.#toolCache.get(o.server);
         if (!prev || prev.epoch !== o.value.epoch) {
           this.#toolCache.set(o.server, { epoch: o.value.epoch, session: o.value, tools: null });
+          this.#pins?.review(o.server, o.value.tools.map((e) => e.tool));
         }
       }
       return outcomes;
@@ -419,8 +425,13 @@ function createMCPClientClass(deps) {
         const ctx = this.#toolContext(server, coreTools);
         cache.tools = {};
         for (const entry of cache.session.tools) {
+          if (entry.schemaProblem) {
+            this.#warnSetAside(server, entry.tool.name, entry.schemaProblem);
+            continue;
+          }
           try {
-            cache.tools[entry.tool.name] = buildTool(ctx, entry, cache.session);
+            const built = this.#pinned(server, entry.tool.name, () => buildTool(ctx, entry, cache.session));
+            if (built) cache.tools[entry.tool.name] = built;
           } catch (e) {
             this.#log(server, 'error', `Failed to create Mastra tool wrapper for MCP tool: ${entry.tool.name}`, { error: e?.message });
           }
@@ -429,10 +440,66 @@ function createMCPClientClass(deps) {
       return cache.tools;
     }
 
+    /**
+     * A tool of a pinned server as the lock allows it: `undefined` when withheld, else built by
+     * `build()` with approval required ('approve') and its calls judged by the lock again.
+     */
+    #pinned(server, name, build, drift = this.#pins?.driftOf(server, name)) {
+      const pins = this.#pins;
+      if (!pins?.pins(server)) return build();
+      if (drift) pins.warnOnce(server, drift, (level, message, details) => this.#log(server, level, message, details));
+      if (drift && pins.blocks) return undefined;
+      const tool = build();
+      if (drift && pins.mode === 'approve') tool.requireApproval = true;
+      return gateExecute(tool, (t) => this.#driftGate(server, name, t));
+    }
+
+    /**
+     * Before a call of a pinned server's tool: the server's listing again if it changed (a
+     * `list_changed`), and the lock's verdict on the tool as listed now.
+     */
+    async #driftGate(server, name, tool) {
+      const pins = this.#pins;
+      const cached = this.#toolCache.get(server);
+      const epoch = this.#native.currentToolEpochs()[server];
+      if (!cached || epoch === null || epoch === undefined || epoch !== cached.epoch) {
+        const outcomes = await this.#toolEntries();
+        const o = outcomes.find((x) => x.server === server);
+        if (o && !o.ok) throw this.#serverFailure(server, o.error, 'MCP_CLIENT_TOOL_EXECUTION_FAILED');
+      }
+      const drift = pins.driftOf(server, name);
+      if (!drift) return;
+      pins.warnOnce(server, drift, (level, message, details) => this.#log(server, level, message, details));
+      // Withheld; or, with 'approve', not approved for the definition it has now: asked next time.
+      if (pins.blocks || (pins.mode === 'approve' && !tool.requireApproval)) {
+        if (pins.mode === 'approve') tool.requireApproval = true;
+        throw pins.blockedError(deps, server, drift);
+      }
+    }
+
+    /** Withheld tools of the listed servers as `TOOL_DRIFT` errors of a `*WithErrors` result. */
+    #reportDrift(folded, servers) {
+      if (!this.#pins?.blocks) return folded;
+      for (const server of servers) {
+        const withheld = this.#pins.withheld(server);
+        if (!withheld.length) continue;
+        const { message, details } = this.#pins.report(server, withheld);
+        folded.errors[server] = message;
+        folded.errorDetails[server] = details;
+      }
+      return folded;
+    }
+
+    /** One warning per client and definition for a tool set aside for a malformed schema. */
+    #warnSetAside(server, toolName, problem) {
+      this.#setAside.warnOnce(server, toolName, problem, (level, message, details) => this.#log(server, level, message, details));
+    }
+
     // ---- tools -----------------------------------------------------------------------------
     async listToolsWithErrors(options) {
       const [outcomes, coreTools] = await Promise.all([this.#toolEntries(options), loadCoreTools()]);
       const folded = this.#fold(outcomes, 'tools', 'MCP_CLIENT_GET_TOOLS_FAILED', options, (server) => this.#toolsFor(server, coreTools));
+      this.#reportDrift(folded, Object.keys(folded.tools));
       const flat = {};
       for (const [server, tools] of Object.entries(folded.tools)) {
         for (const [name, tool] of Object.entries(tools)) flat[`${server}_${name}`] = tool;
@@ -450,7 +517,7 @@ function createMCPClientClass(deps) {
       const folded = this.#fold(outcomes, 'toolsets', 'MCP_CLIENT_GET_TOOLSETS_FAILED', options, (server) => ({
         ...this.#toolsFor(server, coreTools),
       }));
-      return folded;
+      return this.#reportDrift(folded, Object.keys(folded.toolsets));
     }
 
     async listToolsets() {
@@ -477,6 +544,7 @@ function createMCPClientClass(deps) {
     /** Rebuilds a tool from a cached definition; sync when `coreTools()` is. */
     #hydrate(serverName, definition, coreTools) {
       const fail = (e) => {
+        if (isSchemaInvalid(e) || isToolDrift(e)) throw e;
         throw new MastraError(
           {
             id: 'MCP_CLIENT_TOOL_HYDRATION_FAILED',
@@ -491,10 +559,17 @@ function createMCPClientClass(deps) {
       const build = (tools) => {
         const { server: session = {}, ...toolFields } = definition;
         const entry = describeTool(serverName, toolFields);
-        return buildTool(this.#toolContext(serverName, tools), entry, {
-          serverVersion: session.version,
-          instructions: session.instructions,
-        });
+        if (entry.schemaProblem) throw schemaInvalidError(deps, serverName, entry.tool.name, entry.schemaProblem);
+        const make = () =>
+          buildTool(this.#toolContext(serverName, tools), entry, {
+            serverVersion: session.version,
+            instructions: session.instructions,
+          });
+        if (!this.#pins?.pins(serverName)) return make();
+        const drift = this.#pins.definitionDrift(serverName, toolFields);
+        const built = this.#pinned(serverName, entry.tool.name, make, drift ?? null);
+        if (!built) throw this.#pins.blockedError(deps, serverName, drift);
+        return built;
       };
       try {
         this.#requireServer(serverName);
@@ -513,7 +588,16 @@ function createMCPClientClass(deps) {
           continue;
         }
         for (const [name, definition] of Object.entries(defs)) {
-          out[`${serverName}_${name}`] = await this.toolFromDefinition({ serverName, definition });
+          try {
+            out[`${serverName}_${name}`] = await this.toolFromDefinition({ serverName, definition });
+          } catch (e) {
+            // A malformed cached definition is set aside as a listed one is, a drifted one of a
+            // pinned server withheld (and logged) as a listed one is; any other failure surfaces.
+            if (isToolDrift(e)) continue;
+            if (!isSchemaInvalid(e)) throw e;
+            const { toolName, problem } = problemOf(e);
+            this.#warnSetAside(serverName, toolName, problem);
+          }
         }
       }
       return out;

@@ -8,6 +8,7 @@ const oauth = require('./oauth.cjs');
 const oauthSteps = require('./oauth-steps.cjs');
 const configFile = require('./config-file.cjs');
 const trace = require('./trace-context.cjs');
+const toolLock = require('./tool-lock.cjs');
 
 /**
  * The typegen generator, loaded on first call only: an MCPClient never loads it (a static string
@@ -39,6 +40,11 @@ function createFace(core) {
     MCP_CLIENT_PROTOCOL_VERSION: trace.MCP_CLIENT_PROTOCOL_VERSION,
     traceContextFromMeta: trace.traceContextFromMeta,
     traceContextToMeta: trace.traceContextToMeta,
+    fingerprintTools: toolLock.fingerprintTools,
+    detectToolDrift: toolLock.detectToolDrift,
+    createToolLock: toolLock.createToolLock,
+    checkToolLock: toolLock.checkToolLock,
+    formatToolDrift: toolLock.formatToolDrift,
   };
 }
 

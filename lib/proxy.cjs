@@ -96,14 +96,22 @@ function createServerProxyClass(deps) {
       };
     }
 
+    /**
+     * One read, straight through (no listing first): every text and blob item, empty ones too,
+     * each with the requested URI when it names none, and MCP Apps' `_meta` (of each item and of
+     * the result) as the transport returned it.
+     */
     async readResource(uri) {
       const result = await this.#source.read(uri);
       return {
         contents: (result?.contents ?? []).map((c) => ({
           uri: c.uri ?? uri,
+          ...(c.mimeType !== undefined ? { mimeType: c.mimeType } : {}),
           ...(c.text !== undefined ? { text: c.text } : {}),
           ...(c.blob !== undefined ? { blob: c.blob } : {}),
+          ...(c._meta !== undefined ? { _meta: c._meta } : {}),
         })),
+        ...(result?._meta !== undefined ? { _meta: result._meta } : {}),
       };
     }
 

@@ -200,6 +200,7 @@ function toDefinition(server, entry, session) {
   const t = entry.tool;
   return {
     name: t.name,
+    ...(t.title !== undefined ? { title: t.title } : {}),
     ...(t.description ? { description: t.description } : {}),
     inputSchema: structuredClone(t.inputSchema),
     ...(t.outputSchema ? { outputSchema: structuredClone(t.outputSchema) } : {}),

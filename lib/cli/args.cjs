@@ -13,6 +13,7 @@ const COMMANDS = {
   prompt: { min: 2, max: 3, usage: 'prompt <server> <name> [json-args]' },
   auth: { min: 1, max: 1, usage: 'auth <server>' },
   typegen: { min: 0, max: 0, usage: 'typegen [--config FILE] [--out FILE]' },
+  lock: { min: 0, max: 0, usage: 'lock [--config FILE] [--out FILE] [--check | --update]' },
   help: { min: 0, max: 1, usage: 'help [command]' },
 };
 
@@ -33,13 +34,19 @@ Commands:
   typegen                              write TypeScript contracts of every server's tools (--out,
                                        default mcp-types.ts) for \`new MCPClient<MCPServers>\`;
                                        --config may also name a module exporting an MCPClient
+  lock                                 write the tool lock of every server (--out, default
+                                       mcp-lock.json): each tool's reviewed definition and hash;
+                                       --check: exit 1 with a diff when the servers no longer
+                                       match it; --update: rewrite it
 
 Options:
   -c, --config FILE      the config file to use
       --format NAME      the file's dialect: claude-desktop, claude-code, cursor, vscode, windsurf, generic
       --input ID=VALUE   a value for a VS Code \${input:ID} (repeatable; or set MCP_INPUT_<ID>)
       --timeout MS       request timeout in milliseconds
-      --out FILE         typegen: the file to write (default mcp-types.ts)
+      --out FILE         typegen, lock: the file to write (default mcp-types.ts, mcp-lock.json)
+      --check            lock: compare the servers with the lock file; write nothing
+      --update           lock: rewrite the lock file after a change you accept
       --json             machine-readable output on stdout
   -v, --verbose          show the servers' stderr
   -h, --help             this help
@@ -89,6 +96,12 @@ function parseArgs(argv) {
       case '--json':
         opts.json = true;
         break;
+      case '--check':
+        opts.check = true;
+        break;
+      case '--update':
+        opts.update = true;
+        break;
       case '-v':
       case '--verbose':
         opts.verbose = true;
@@ -106,6 +119,8 @@ function parseArgs(argv) {
   if (opts.help || command === undefined) return { command: 'help', operands: command ? [command] : [], opts };
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`unknown command "${command}" (try --help)`);
+  if ((opts.check || opts.update) && command !== 'lock') throw new UsageError(`${opts.check ? '--check' : '--update'} is an option of lock`);
+  if (opts.check && opts.update) throw new UsageError('lock: --check and --update exclude each other');
   if (operands.length < spec.min || operands.length > spec.max) throw new UsageError(`usage: mastra-mcp ${spec.usage}`);
   return { command, operands, opts };
 }

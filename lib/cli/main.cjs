@@ -304,10 +304,13 @@ class Cli {
     return EXIT.OK;
   }
 
-  /** `typegen`: contracts of every server's tools, written to --out (default mcp-types.ts). */
-  async typegen() {
+  /**
+   * Every server's tool definitions for `command` (typegen, lock): from the MCPClient a module
+   * exports when --config names one, else from the config file's servers. Fails when any server
+   * could not be listed.
+   */
+  async #catalog(command) {
     const typegen = require('../typegen/cli.cjs');
-    const { generate } = require('../typegen/generate.cjs');
     let client;
     let source;
     if (typegen.isModulePath(this.opts.config)) {
@@ -318,17 +321,25 @@ class Cli {
       source = `${this.opts.config} (export ${loaded.exportName})`;
     } else {
       if (this.config.format === 'builtin') {
-        throw new UsageError('typegen needs your servers: pass --config FILE (an MCP config file, or a module exporting an MCPClient), or run it where ./mcp.json or ./.mcp.json is');
+        throw new UsageError(`${command} needs your servers: pass --config FILE (an MCP config file, or a module exporting an MCPClient), or run it where ./mcp.json or ./.mcp.json is`);
       }
-      for (const name of this.config.disabled) this.note(`mastra-mcp: typegen: ${name} is disabled: left out`);
+      for (const name of this.config.disabled) this.note(`mastra-mcp: ${command}: ${name} is disabled: left out`);
       client = this.client();
       source = this.config.file;
     }
     const { definitions, errors } = await client.listToolDefinitionsWithErrors();
     if (Object.keys(errors ?? {}).length) {
       this.#reportErrors(errors);
-      throw new Failure(`typegen: no file written: ${Object.keys(errors).join(', ')} could not be listed`);
+      throw new Failure(`${command}: no file written: ${Object.keys(errors).join(', ')} could not be listed`);
     }
+    return { definitions, source };
+  }
+
+  /** `typegen`: contracts of every server's tools, written to --out (default mcp-types.ts). */
+  async typegen() {
+    const typegen = require('../typegen/cli.cjs');
+    const { generate } = require('../typegen/generate.cjs');
+    const { definitions, source } = await this.#catalog('typegen');
     const { source: text, warnings } = generate(definitions);
     const out = require('node:path').resolve(this.opts.out ?? 'mcp-types.ts');
     typegen.writeAtomically(out, text);
@@ -341,6 +352,18 @@ class Cli {
       this.print(`Wrote ${out}: ${tools} tool${tools === 1 ? '' : 's'} from ${servers.length} server${servers.length === 1 ? '' : 's'}${list ? ` (${list})` : ''}`);
     }
     return EXIT.OK;
+  }
+
+  /** `lock`: the tool lock of every server (--out, default mcp-lock.json); --check compares, --update rewrites. */
+  async lock() {
+    const { definitions, source } = await this.#catalog('lock');
+    const result = require('./lock.cjs').lock(this.api, definitions, this.opts);
+    if (this.opts.json) this.printJson({ ...result, from: source });
+    else if (result.diff) {
+      this.print(result.diff);
+      this.note(`mastra-mcp: lock: ${result.summary}`);
+    } else this.print(result.summary);
+    return result.ok ? EXIT.OK : EXIT.FAILED;
   }
 
   async auth(server) {
@@ -406,7 +429,7 @@ async function main(argv, api = require('../../index.js')) {
   let cli;
   try {
     // `typegen --config module.mjs` reads its servers from the module's MCPClient, not a config file.
-    const moduleConfig = command === 'typegen' && require('../typegen/cli.cjs').isModulePath(opts.config);
+    const moduleConfig = (command === 'typegen' || command === 'lock') && require('../typegen/cli.cjs').isModulePath(opts.config);
     const config = moduleConfig ? { file: opts.config, format: 'module', servers: {}, transports: {}, disabled: [] } : await loadConfig(api, opts);
     cli = new Cli(api, opts, config);
     return await cli[command](...operands);

@@ -23,6 +23,8 @@ pub mod results;
 pub mod schema_key;
 pub mod tasks;
 pub mod tool_cache;
+pub mod tool_lock;
+pub mod tool_schema;
 pub mod transport;
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use super::schema_key::schema_key;
+use super::tool_schema;
 
 /// Joins the text blocks of a `content` array with newlines, trimmed; `None` if there are none.
 pub fn content_text(content: Option<&Value>) -> Option<String> {
@@ -215,18 +216,31 @@ pub fn describe_tool_raw(server: &str, tool: &str) -> String {
     fn schema_text<'a>(raw: Option<&'a RawValue>) -> Option<&'a str> {
         raw.map(RawValue::get).filter(|t| *t != "null")
     }
-    if let Some(text) = schema_text(parts.as_ref().and_then(|p| p.input)) {
-        out.push_str(",\"inputSchemaKey\":\"");
-        out.push_str(&schema_key(text));
+    let mut problem = None;
+    for (field, raw) in [("inputSchema", parts.as_ref().and_then(|p| p.input)), ("outputSchema", parts.as_ref().and_then(|p| p.output))] {
+        let Some(text) = schema_text(raw) else { continue };
+        let key = schema_key(text);
+        out.push_str(",\"");
+        out.push_str(field);
+        out.push_str("Key\":\"");
+        out.push_str(&key);
         out.push('"');
+        if problem.is_none() {
+            problem = tool_schema::problem(&key, text).map(|p| schema_problem(field, &p));
+        }
     }
-    if let Some(text) = schema_text(parts.as_ref().and_then(|p| p.output)) {
-        out.push_str(",\"outputSchemaKey\":\"");
-        out.push_str(&schema_key(text));
-        out.push('"');
+    if let Some(problem) = problem {
+        out.push_str(",\"schemaProblem\":");
+        out.push_str(&problem.to_string());
     }
     out.push('}');
     out
+}
+
+/// The `schemaProblem` of a described tool: which of its schemas is not a valid JSON Schema of
+/// its dialect, where and why (see `tool_schema`). The face sets such a tool aside.
+fn schema_problem(field: &str, problem: &tool_schema::Problem) -> Value {
+    json!({ "schema": field, "pointer": problem.pointer, "message": problem.message })
 }
 
 /// A `tools/list` entry plus what the face needs to build a Mastra tool from it: the server id
@@ -242,10 +256,19 @@ pub fn describe_tool(server: &str, tool: &Value) -> Value {
     if let Some(strict) = strict_flag(meta) {
         out.insert("strict".into(), Value::Bool(strict));
     }
+    let mut problem = None;
     for (field, key) in [("inputSchema", "inputSchemaKey"), ("outputSchema", "outputSchemaKey")] {
         if let Some(schema) = tool.get(field).filter(|s| !s.is_null()) {
-            out.insert(key.into(), Value::String(schema_key(&schema.to_string())));
+            let text = schema.to_string();
+            let schema_key = schema_key(&text);
+            if problem.is_none() {
+                problem = tool_schema::problem(&schema_key, &text).map(|p| schema_problem(field, &p));
+            }
+            out.insert(key.into(), Value::String(schema_key));
         }
+    }
+    if let Some(problem) = problem {
+        out.insert("schemaProblem".into(), problem);
     }
     Value::Object(out)
 }
@@ -307,10 +330,19 @@ mod tests {
             json!({"name": "a", "inputSchema": {"type": "object"}}),
             json!({"name": "b", "inputSchema": {}, "_meta": {"ui": {"resourceUri": "ui://x"}, "mastra": {"strict": true}}}),
             json!({"name": "c", "inputSchema": {}, "_meta": {"other": 1}}),
+            json!({"name": "d", "inputSchema": {"type": "object", "properties": {"required": ["x"]}}}),
+            json!({"name": "e", "inputSchema": {"type": "object"}, "outputSchema": {"type": 3}}),
         ] {
             let raw: Value = serde_json::from_str(&describe_tool_raw("srv", &tool.to_string())).expect("valid JSON");
             assert_eq!(raw, describe_tool("srv", &tool));
         }
+        let malformed = describe_tool("srv", &json!({"name": "d", "inputSchema": {"type": "object", "properties": {"required": ["x"]}}}));
+        assert_eq!(malformed["schemaProblem"]["schema"], "inputSchema");
+        assert_eq!(malformed["schemaProblem"]["pointer"], "/properties/required");
+        let output = describe_tool("srv", &json!({"name": "e", "inputSchema": {"type": "object"}, "outputSchema": {"type": 3}}));
+        assert_eq!(output["schemaProblem"]["schema"], "outputSchema");
+        assert_eq!(output["schemaProblem"]["pointer"], "/type");
+        assert!(describe_tool("srv", &json!({"name": "a", "inputSchema": {"type": "object"}})).get("schemaProblem").is_none());
     }
 
     #[test]
