@@ -6,11 +6,17 @@
 //! subscription) or until the session has been quiet for [`QUIET_BEFORE_LISTENING`] (no request
 //! in flight, none started), so that a long-lived client still hears what servers push unasked.
 //!
+//! A request whose POST event stream ended before its answer, with an event id to resume from
+//! (SEP-1699), is still in flight: the session is not quiet while the server is to answer it on
+//! the resumed stream ([`Listener::await_resumption`], [`Listener::resumed`]), so the session's
+//! own GET does not go out in the middle of a resumption.
+//!
 //! It also counts the open GET streams (DELETE waits for them to close) and how many times one
 //! opened: whatever was learned before the latest opening could have missed a notification.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -30,6 +36,9 @@ struct State {
     openings: AtomicU64,
     /// The server answered the GET with something other than a stream (405: it has none).
     refused: AtomicBool,
+    /// Requests waiting for their stream to be resumed (each with its number), oldest first.
+    resuming: Mutex<VecDeque<(u64, InFlight)>>,
+    resumptions: AtomicU64,
     changed: Notify,
 }
 
@@ -77,6 +86,33 @@ impl Listener {
     pub fn stream_refused(&self) {
         self.0.refused.store(true, Ordering::SeqCst);
         self.0.changed.notify_waiters();
+    }
+
+    /// Keeps a request counted after its POST's event stream ended unanswered but resumable,
+    /// until a resumed stream takes it over ([`Listener::resumed`]) or `bound` passes (the server
+    /// may never be asked again: rmcp gives up, the session ends).
+    pub fn await_resumption(&self, in_flight: InFlight, bound: Duration) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let number = self.0.resumptions.fetch_add(1, Ordering::SeqCst);
+        match self.0.resuming.lock() {
+            Ok(mut resuming) => resuming.push_back((number, in_flight)),
+            Err(_) => return,
+        }
+        let state = Arc::downgrade(&self.0);
+        runtime.spawn(async move {
+            tokio::time::sleep(bound).await;
+            let Some(state) = state.upgrade() else { return };
+            let expired = state.resuming.lock().ok().and_then(|mut r| {
+                let at = r.iter().position(|(n, _)| *n == number)?;
+                r.remove(at)
+            });
+            drop(expired);
+        });
+    }
+
+    /// The oldest request waiting for a resumed stream, for the stream that resumes it to hold.
+    pub fn resumed(&self) -> Option<InFlight> {
+        self.0.resuming.lock().ok()?.pop_front().map(|(_, in_flight)| in_flight)
     }
 
     /// Asks for the GET stream now.
@@ -172,6 +208,41 @@ mod tests {
         assert!(!waiting.is_finished(), "the quiet spell restarts after a request");
         tokio::time::sleep(QUIET_BEFORE_LISTENING).await;
         assert!(waiting.is_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_awaiting_its_resumed_stream_keeps_the_session_busy() {
+        let listener = Listener::default();
+        let waiting = tokio::spawn({
+            let l = listener.clone();
+            async move { l.until_wanted(QUIET_BEFORE_LISTENING).await }
+        });
+        listener.await_resumption(listener.post_started(), Duration::from_secs(2));
+        tokio::time::sleep(QUIET_BEFORE_LISTENING * 3).await;
+        assert!(!waiting.is_finished(), "the stream is to be resumed: not quiet");
+        // The resumed stream holds it until the answer; then the session is quiet again.
+        let held = listener.resumed().expect("the request awaiting resumption");
+        assert!(listener.resumed().is_none());
+        tokio::time::sleep(QUIET_BEFORE_LISTENING * 3).await;
+        assert!(!waiting.is_finished());
+        drop(held);
+        tokio::time::sleep(QUIET_BEFORE_LISTENING * 2).await;
+        assert!(waiting.is_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_resumption_never_asked_for_ends_at_its_bound() {
+        let listener = Listener::default();
+        listener.await_resumption(listener.post_started(), Duration::from_secs(1));
+        let waiting = tokio::spawn({
+            let l = listener.clone();
+            async move { l.until_wanted(QUIET_BEFORE_LISTENING).await }
+        });
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        assert!(!waiting.is_finished());
+        tokio::time::sleep(Duration::from_millis(100) + QUIET_BEFORE_LISTENING * 2).await;
+        assert!(waiting.is_finished(), "bounded: the session is quiet again");
+        assert!(listener.resumed().is_none(), "the expired request is gone");
     }
 
     #[tokio::test(start_paused = true)]

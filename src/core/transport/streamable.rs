@@ -18,6 +18,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use sse_stream::{Sse, SseStream};
 
 use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
+use super::answer_watch::AnswerWatch;
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
 
@@ -258,8 +259,12 @@ impl StreamableHttpClient for McpHttp {
         let content_type = response.header("content-type").map(str::to_string);
         let session = response.header(SESSION_HEADER).map(str::to_string);
         if is_media(content_type.as_deref(), "text/event-stream") {
+            // Counted until the answer comes, here or on the stream that resumes this one.
+            let mut watch = AnswerWatch::new(in_flight, self.listener.clone());
             let events = sse_events(response).map(move |event| {
-                let _in_flight = &in_flight;
+                if let Ok(event) = &event {
+                    watch.observe(event);
+                }
                 event
             });
             return Ok(StreamableHttpPostResponse::Sse(events.boxed(), session));
@@ -315,10 +320,15 @@ impl StreamableHttpClient for McpHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
-        // The session's own stream waits until something needs it (a resumed one does not).
-        if last_event_id.is_none() {
-            self.listener.until_wanted(QUIET_BEFORE_LISTENING).await;
-        }
+        // The session's own stream waits until something needs it (a resumed one does not, and
+        // takes over the request it resumes).
+        let resuming = match last_event_id {
+            None => {
+                self.listener.until_wanted(QUIET_BEFORE_LISTENING).await;
+                None
+            }
+            Some(_) => self.listener.resumed(),
+        };
         let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.set_header("accept", "text/event-stream");
         if let Some(id) = last_event_id {
@@ -338,9 +348,14 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
         }
         let open = self.listener.stream_opened();
+        // A resumed stream carries on the wait of the request whose stream it resumes.
+        let mut watch = resuming.map(|request| AnswerWatch::new(request, self.listener.clone()));
         Ok(sse_events(response)
             .map(move |event| {
                 let _open = &open;
+                if let (Some(watch), Ok(event)) = (watch.as_mut(), &event) {
+                    watch.observe(event);
+                }
                 event
             })
             .boxed())
