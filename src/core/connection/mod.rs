@@ -11,6 +11,7 @@ pub mod layer;
 mod live;
 mod restarts;
 mod send;
+mod trace;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +26,7 @@ use crate::core::config::ServerConfig;
 use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::events::{ElicitationResponder, EventSink};
 use crate::core::handler::HandlerShared;
+use crate::core::observe;
 use crate::core::open::{starts_stateless, Remote};
 use crate::core::transport::lane::Lane;
 use errors::RequestFailure;
@@ -186,6 +188,7 @@ impl Connection {
     /// Connects if needed; concurrent callers share one attempt. A session whose transport died
     /// (child exited, stream closed) is replaced by a fresh one.
     pub async fn ensure_connected(&self) -> Result<Arc<Live>> {
+        let mut started_ms = None; // when this caller started the connect (traced operations only)
         let (future, generation) = {
             let mut state = self.state.lock().await;
             match &*state {
@@ -211,7 +214,10 @@ impl Connection {
                             ));
                         }
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
+                        self.session_ended(dead, Some("TRANSPORT_CLOSED"));
+                        observe::note_event("mcp.client.reconnect", || observe::reason("the transport closed"));
                     }
+                    started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
                     let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone())
                     .boxed()
@@ -222,6 +228,9 @@ impl Connection {
             }
         };
         let outcome = future.await;
+        if let Some(start_ms) = started_ms {
+            self.note_connect(start_ms, &outcome);
+        }
         let mut state = self.state.lock().await;
         let current = self.generation.load(Ordering::SeqCst) == generation;
         match outcome {
@@ -284,6 +293,7 @@ impl Connection {
         for layer in &self.layers {
             layer.closing(live);
         }
+        self.session_ended(live, None);
         live.close_service().await;
     }
 
@@ -329,6 +339,7 @@ impl Connection {
             }
             Err(RequestFailure::NotSent(e)) => {
                 self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
+                observe::note_event("mcp.client.retry", || observe::reason(e.message.clone()));
                 self.reconnect().await?;
                 self.send_once(method, params, &options).await.map_err(RequestFailure::into_error)
             }
