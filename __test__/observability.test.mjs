@@ -11,7 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { MCPClient } from '../index.mjs';
-import { nodeBin, fixturePath, startUrlServer } from './fixtures/helpers.mjs';
+import { nodeBin, fixturePath, startUrlServer, stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
 
 const mastraServer = fixturePath('mastra-server/server.mjs');
 const server2 = fixturePath('mastra2-server/server.mjs');
@@ -53,15 +53,24 @@ function client(def, options = {}) {
   return c;
 }
 
+// The era is pinned for 2026-07-28 (the client's default start is the handshake, which a dual-era
+// server accepts).
 const CASES = [
-  ['stdio, legacy era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] }), 'pipe'],
-  ['stdio, 2026-07-28 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', '2026-07-28'] }), 'pipe'],
-  ['Streamable HTTP, legacy era', () => ({ url: new URL(servers.legacy.url) }), 'tcp'],
-  ['Streamable HTTP, 2026-07-28 era', () => ({ url: new URL(servers.modern.url) }), 'tcp'],
+  ['stdio, 2025-11-25 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] }), 'pipe', 'legacy'],
+  ['stdio, 2026-07-28 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', '2026-07-28'], protocolVersion: '2026-07-28' }), 'pipe', 'modern'],
+  ['Streamable HTTP, 2025-11-25 era', () => ({ url: new URL(servers.legacy.url) }), 'tcp', 'legacy'],
+  ['Streamable HTTP, 2026-07-28 era', () => ({ url: new URL(servers.modern.url), protocolVersion: '2026-07-28' }), 'tcp', 'modern'],
 ];
 
-for (const [label, define, transport] of CASES) {
-  test(`${label}: list and calls are client spans under the caller's span, with the conventions' attributes`, async () => {
+const parentOf = (s) => s.parentSpanContext?.spanId ?? s.parentSpanId;
+/** The finished spans whose parent is `span`, in start order. */
+function childrenOf(spans, span) {
+  const id = span.spanContext().spanId;
+  return spans.filter((s) => parentOf(s) === id).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+}
+
+for (const [label, define, transport, era] of CASES) {
+  test(`${label}: connect, list and calls are a tree of client spans under the caller's span, with the conventions' attributes`, async () => {
     exporter.reset();
     const c = client(define());
     const tracer = trace.getTracer('test');
@@ -73,9 +82,35 @@ for (const [label, define, transport] of CASES) {
     });
     const spans = exporter.getFinishedSpans();
     const parent = spans.find((s) => s.name === 'agent step');
-    const mine = spans.filter((s) => s !== parent);
+    const mine = childrenOf(spans, parent);
     const names = mine.map((s) => s.name);
     assert.deepEqual(names, ['tools/list', 'tools/call add', 'tools/call fail'], JSON.stringify(names));
+    // The connect of the first listing: its own spans, children of the listing that waited for it.
+    const connect = childrenOf(spans, mine[0]);
+    const expected = era === 'legacy' ? ['initialize', 'notifications/initialized'] : ['server/discover'];
+    assert.deepEqual(connect.map((s) => s.name), expected);
+    const version = era === 'legacy' ? '2025-11-25' : '2026-07-28';
+    for (const s of connect) {
+      assert.equal(s.kind, SpanKind.CLIENT);
+      assert.equal(s.attributes['mcp.method.name'], s.name);
+      assert.equal(s.attributes['mcp.protocol.version'], version);
+      assert.equal(s.attributes['network.transport'], transport);
+      assert.equal(s.attributes['jsonrpc.request.id'], undefined, 'not known for the handshake');
+    }
+    assert.equal(spans.length, 1 + mine.length + connect.length, 'no other spans');
+    for (const s of mine) {
+      assert.equal(s.attributes['mcp.protocol.version'], version);
+      assert.equal(typeof s.attributes['jsonrpc.request.id'], 'string', `${s.name}: the request id sent`);
+      if (transport === 'pipe') assert.equal(s.attributes['mcp.session.id'], undefined);
+      if (transport === 'tcp') {
+        assert.equal(s.attributes['network.protocol.version'], '1.1');
+        // A 2025-11-25 Streamable HTTP session has an id; a 2026-07-28 one is stateless.
+        if (era === 'legacy') assert.match(String(s.attributes['mcp.session.id']), /^[\w-]+$/, `${s.name}: the session id`);
+        else assert.equal(s.attributes['mcp.session.id'], undefined);
+      }
+    }
+    const ids = new Set(mine.map((s) => s.attributes['jsonrpc.request.id']));
+    assert.equal(ids.size, mine.length, 'each request its own id');
     for (const s of mine) {
       assert.equal(s.kind, SpanKind.CLIENT);
       assert.equal(s.spanContext().traceId, parent.spanContext().traceId);
@@ -119,6 +154,57 @@ for (const [label, define] of [
     const ownSeen = JSON.parse((await (await own.listTools()).s_traced.execute({}, {})).content[0].text);
     assert.equal(ownSeen.traceparent, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
   });
+}
+
+test('a server that died: the next call\'s span shows the reconnect as an event and the new session\'s connect as child spans; the dead session\'s duration is recorded', async () => {
+  const c = client(stdioFixtureServer());
+  const tools = await c.listTools();
+  await assert.rejects(tools.s_count_then_exit.execute({}, {}), /closed/i);
+  exporter.reset();
+  await trace.getTracer('test').startActiveSpan('agent step', async (parent) => {
+    await tools.s_count_calls.execute({}, {});
+    parent.end();
+  });
+  const spans = exporter.getFinishedSpans();
+  const [call] = childrenOf(spans, spans.find((s) => s.name === 'agent step'));
+  assert.equal(call.name, 'tools/call count_calls');
+  const reconnect = call.events.find((e) => e.name === 'mcp.client.reconnect');
+  assert.ok(reconnect, `a reconnect event: ${JSON.stringify(call.events)}`);
+  assert.match(String(reconnect.attributes.reason), /closed/);
+  assert.deepEqual(childrenOf(spans, call).map((s) => s.name), ['initialize', 'notifications/initialized']);
+  assert.notEqual(call.status.code, SpanStatusCode.ERROR);
+  const died = await waitFor(async () => (await sessionPoints()).find((p) => p.attributes['error.type'] === 'TRANSPORT_CLOSED'), {
+    message: 'the dead session recorded',
+  });
+  assert.equal(died.attributes['network.transport'], 'pipe');
+  assert.equal(died.attributes['mcp.protocol.version'], '2025-11-25');
+});
+
+test('mcp.client.session.duration is recorded in seconds when a session is disconnected, with the attributes the conventions allow', async () => {
+  const c = client({ url: new URL(servers.legacy.url) });
+  await c.listTools();
+  await c.disconnect();
+  const port = Number(new URL(servers.legacy.url).port);
+  const point = await waitFor(async () => (await sessionPoints()).find((p) => p.attributes['server.port'] === port && !p.attributes['error.type']), {
+    message: 'the session recorded after disconnect',
+  });
+  assert.deepEqual(point.attributes, {
+    'mcp.protocol.version': '2025-11-25',
+    'network.protocol.name': 'http',
+    'network.protocol.version': '1.1',
+    'network.transport': 'tcp',
+    'server.address': '127.0.0.1',
+    'server.port': port,
+  });
+  assert.ok(point.value.count >= 1 && point.value.sum > 0);
+});
+
+/** The data points of `mcp.client.session.duration` so far. */
+async function sessionPoints() {
+  const { resourceMetrics } = await reader.collect();
+  const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'mcp.client.session.duration');
+  if (metric) assert.equal(metric.descriptor.unit, 's');
+  return metric?.dataPoints ?? [];
 }
 
 test('resources/read and prompts/get are spans; a failed request sets the error status and error.type', async () => {

@@ -43,6 +43,13 @@ pub struct Trace {
     pub events: Vec<Event>,
 }
 
+impl Trace {
+    /// The trace of a request written outside any scope (a stdio lane call), with its id.
+    pub fn sent(request_id: String) -> Self {
+        Trace { request_id: Some(request_id), ..Trace::default() }
+    }
+}
+
 /// A request or notification sent while serving the operation (times in ms since the epoch).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
