@@ -210,13 +210,18 @@ async function sessionPoints() {
 test('resources/read and prompts/get are spans; a failed request sets the error status and error.type', async () => {
   exporter.reset();
   const c = client({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] });
-  await c.resources.read('s', 'fixture://greeting');
+  const read0 = await c.resources.read('s', 'fixture://greeting');
+  assert.equal(read0.contents[0].text, 'Hello from Mastra', 'the result as the server sent it (the trace stays inside)');
+  assert.equal(read0.mastraMcpTrace, undefined);
   await c.prompts.get({ serverName: 's', name: 'greet', args: { name: 'Ada' } }).catch(() => {});
   await assert.rejects(c.resources.read('s', 'fixture://missing'));
   const spans = exporter.getFinishedSpans();
-  const [read, prompt, missing] = spans;
+  const [read, prompt, missing] = spans.filter((s) => !parentOf(s));
+  assert.deepEqual(childrenOf(spans, read).map((s) => s.name), ['initialize', 'notifications/initialized'], 'the first request opened the session');
   assert.equal(read.name, 'resources/read', 'the uri is not in the span name (cardinality)');
   assert.equal(read.attributes['mcp.resource.uri'], 'fixture://greeting');
+  assert.equal(typeof read.attributes['jsonrpc.request.id'], 'string');
+  assert.equal(read.attributes['mcp.protocol.version'], '2025-11-25');
   assert.equal(prompt.name, 'prompts/get greet');
   assert.equal(prompt.attributes['gen_ai.prompt.name'], 'greet');
   assert.equal(missing.status.code, SpanStatusCode.ERROR);

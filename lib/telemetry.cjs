@@ -96,6 +96,7 @@ function traceAttributes(trace, into) {
   if (trace.requestId !== undefined) into['jsonrpc.request.id'] = trace.requestId;
   if (trace.sessionId !== undefined) into['mcp.session.id'] = trace.sessionId;
   if (trace.networkProtocolVersion !== undefined) into['network.protocol.version'] = trace.networkProtocolVersion;
+  if (trace.protocolVersion !== undefined) into['mcp.protocol.version'] ??= trace.protocolVersion;
   return into;
 }
 

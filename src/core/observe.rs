@@ -32,6 +32,9 @@ pub struct Trace {
     /// The Streamable HTTP session the operation ran in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// The MCP revision of the session the operation ran in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
     /// The HTTP version the operation's requests went over (`1.1`), when the core knows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network_protocol_version: Option<&'static str>,
@@ -117,9 +120,13 @@ pub fn note_sent(method: &str, id: impl FnOnce() -> String) {
     });
 }
 
-/// Where the operation ran: its Streamable HTTP session and HTTP version (kept once known).
-pub fn note_session(session_id: Option<String>, http_version: Option<&'static str>) {
+/// Where the operation ran: its Streamable HTTP session, MCP revision and HTTP version (each
+/// kept once known).
+pub fn note_session(session_id: Option<String>, protocol_version: &str, http_version: Option<&'static str>) {
     with(|t| {
+        if !protocol_version.is_empty() {
+            t.protocol_version = Some(protocol_version.to_string());
+        }
         if session_id.is_some() {
             t.session_id = session_id;
         }
@@ -167,7 +174,7 @@ mod tests {
             note_sent("initialize", || "0".into());
             note_sent("tools/call", || "7".into());
             note_event("mcp.client.retry", || reason("not sent"));
-            note_session(Some("abc".into()), Some("1.1"));
+            note_session(Some("abc".into()), "2025-11-25", Some("1.1"));
         })
         .await;
         let trace = trace.expect("a trace");
@@ -176,6 +183,7 @@ mod tests {
         assert_eq!(trace.events.len(), 1);
         let json = serde_json::to_value(&trace).unwrap_or_default();
         assert_eq!(json["networkProtocolVersion"], "1.1");
+        assert_eq!(json["protocolVersion"], "2025-11-25");
         assert_eq!(json["events"][0]["attributes"]["reason"], "not sent");
         let ((), none) = scope(false, "tools/call", async { note_sent("tools/call", || "1".into()) }).await;
         assert!(none.is_none());

@@ -23,7 +23,7 @@ impl Connection {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
         if observe::recording() {
-            observe::note_session(live.session_id(), self.http_version());
+            observe::note_session(live.session_id(), &live.protocol_version, self.http_version());
         }
         if let Some(lane) = live.lane.clone() {
             let answer = self.send_on_lane(&lane, method, params, options).await;
