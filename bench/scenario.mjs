@@ -327,7 +327,7 @@ const scenarios = {
  */
 async function registerOtel() {
   const api = await import('@opentelemetry/api');
-  const { BasicTracerProvider, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
   class Reader extends MetricReader {
@@ -335,7 +335,7 @@ async function registerOtel() {
     async onShutdown() {}
   }
   const dropAll = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(dropAll)] });
+  const tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropAll)] });
   const meter = new MeterProvider({ readers: [new Reader()] });
   return {
     on() {
