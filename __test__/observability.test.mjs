@@ -11,6 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { MCPClient } from '../index.mjs';
+import { startHttpFixture } from './fixtures/http-server.mjs';
 import { nodeBin, fixturePath, startUrlServer, stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
 
 const mastraServer = fixturePath('mastra-server/server.mjs');
@@ -178,6 +179,43 @@ test('a server that died: the next call\'s span shows the reconnect as an event 
   });
   assert.equal(died.attributes['network.transport'], 'pipe');
   assert.equal(died.attributes['mcp.protocol.version'], '2025-11-25');
+});
+
+test('a session the server expired (HTTP 404): the call\'s span shows the re-initialized session as an event and carries the new session id', async (t) => {
+  const fx = await startHttpFixture();
+  t.after(() => fx.close());
+  const c = client({ url: new URL(fx.mcpUrl) });
+  const tools = await c.listTools();
+  const first = exporter.getFinishedSpans().find((s) => s.name === 'tools/list').attributes['mcp.session.id'];
+  fx.expireSessions();
+  exporter.reset();
+  assert.equal((await tools.s_echo.execute({ message: 'again' }, {})).content[0].text, 'Echo: again');
+  const spans = exporter.getFinishedSpans();
+  const call = spans.find((s) => s.name === 'tools/call echo');
+  assert.ok(call.events.some((e) => e.name === 'mcp.client.session_reinitialized'), JSON.stringify(call.events));
+  assert.ok(call.attributes['mcp.session.id'] && call.attributes['mcp.session.id'] !== first, 'the call ran in the new session');
+});
+
+test('a cancelled call: notifications/cancelled is a client span under the call\'s span', async (t) => {
+  const fx = await startHttpFixture();
+  t.after(() => fx.close());
+  const c = client({ url: new URL(fx.mcpUrl) });
+  const tools = await c.listTools();
+  exporter.reset();
+  const ac = new AbortController();
+  const call = tools.s_slow.execute({ ms: 60000 }, { abortSignal: ac.signal });
+  await waitFor(() => fx.requests.some((r) => r.body.includes('"tools/call"') && r.body.includes('"slow"')), { message: 'the call reached the server' });
+  ac.abort();
+  await assert.rejects(call);
+  const spans = exporter.getFinishedSpans();
+  const span = spans.find((s) => s.name === 'tools/call slow');
+  assert.equal(span.status.code, SpanStatusCode.ERROR);
+  const [cancelled] = childrenOf(spans, span);
+  assert.equal(cancelled?.name, 'notifications/cancelled');
+  assert.equal(cancelled.kind, SpanKind.CLIENT);
+  assert.equal(cancelled.attributes['mcp.method.name'], 'notifications/cancelled');
+  assert.equal(cancelled.attributes['jsonrpc.request.id'], undefined, 'a notification has no id');
+  await waitFor(() => fx.requests.some((r) => r.body.includes('notifications/cancelled')), { message: 'the server heard it' });
 });
 
 test('mcp.client.session.duration is recorded in seconds when a session is disconnected, with the attributes the conventions allow', async () => {

@@ -8,6 +8,7 @@ use rmcp::service::PeerRequestOptions;
 use serde_json::{json, Value};
 
 use super::errors::{cancel_reason, lane_error, service_error, RequestFailure};
+use super::trace::note_session_change;
 use super::{Connection, RequestOptions};
 use crate::core::error::{ErrorKind, McpError};
 use crate::core::observe;
@@ -22,9 +23,11 @@ impl Connection {
     pub(super) async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
-        if observe::recording() {
-            observe::note_session(live.session_id(), &live.protocol_version, self.http_version());
-        }
+        let session_before = observe::recording().then(|| {
+            let id = live.session_id();
+            observe::note_session(id.clone(), &live.protocol_version, self.http_version());
+            id
+        });
         if let Some(lane) = live.lane.clone() {
             let answer = self.send_on_lane(&lane, method, params, options).await;
             if answer.is_ok() {
@@ -96,6 +99,9 @@ impl Connection {
                 Err(McpError::new(ErrorKind::Aborted, name, reason))
             }
         };
+        if let Some(before) = session_before {
+            note_session_change(&live, before);
+        }
         if let Some(key) = alias_key {
             // Progress precedes the response on the wire and is routed as it arrives (see
             // `transport::observed`), so the alias is no longer needed once the response is in.

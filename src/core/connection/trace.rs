@@ -12,6 +12,16 @@ use crate::core::events::EventKind;
 use crate::core::observe::{self, Step};
 use crate::core::open::starts_stateless;
 
+/// After a request on `live`: a Streamable HTTP session the server no longer knew was
+/// initialized again inside rmcp's transport (a 404), and the request sent in the new one.
+pub(super) fn note_session_change(live: &Live, before: Option<String>) {
+    let now = live.session_id();
+    if before.is_some() && now != before {
+        observe::note_event("mcp.client.session_reinitialized", || observe::reason("the server no longer knew the session"));
+        observe::note_session(now, &live.protocol_version, None);
+    }
+}
+
 impl Connection {
     /// The connect this operation started at `start_ms`, as its steps.
     pub(super) fn note_connect(&self, start_ms: f64, outcome: &Result<Arc<Live>>) {
