@@ -10,7 +10,7 @@ import { trace, context, metrics, SpanKind, SpanStatusCode } from '@opentelemetr
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { MCPClient } from '../index.mjs';
+import { MCPClient, InternalMastraMCPClient } from '../index.mjs';
 import { startHttpFixture } from './fixtures/http-server.mjs';
 import { nodeBin, fixturePath, startUrlServer, stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
 
@@ -216,6 +216,25 @@ test('a cancelled call: notifications/cancelled is a client span under the call\
   assert.equal(cancelled.attributes['mcp.method.name'], 'notifications/cancelled');
   assert.equal(cancelled.attributes['jsonrpc.request.id'], undefined, 'a notification has no id');
   await waitFor(() => fx.requests.some((r) => r.body.includes('notifications/cancelled')), { message: 'the server heard it' });
+});
+
+test('notifications/roots/list_changed is a client span under the caller\'s span', async () => {
+  const c = new InternalMastraMCPClient({ name: 's', server: { command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] } });
+  clients.push(c);
+  await c.connect();
+  exporter.reset();
+  await trace.getTracer('test').startActiveSpan('agent step', async (parent) => {
+    await c.setRoots([{ uri: 'file:///tmp/otel', name: 'otel' }]);
+    parent.end();
+  });
+  const spans = exporter.getFinishedSpans();
+  const [note] = childrenOf(spans, spans.find((s) => s.name === 'agent step'));
+  assert.equal(note?.name, 'notifications/roots/list_changed');
+  assert.equal(note.kind, SpanKind.CLIENT);
+  assert.equal(note.attributes['mcp.method.name'], 'notifications/roots/list_changed');
+  assert.equal(note.attributes['network.transport'], 'pipe');
+  assert.equal(note.attributes['jsonrpc.request.id'], undefined, 'a notification has no id');
+  assert.equal(spans.length, 2);
 });
 
 test('mcp.client.session.duration is recorded in seconds when a session is disconnected, with the attributes the conventions allow', async () => {

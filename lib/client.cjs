@@ -709,6 +709,11 @@ function createMCPClientClass(deps) {
         native: this.#native,
         setHandler: (kind, server, handler) => this.#setHandler(kind, server, handler),
         traceMetas: () => this.#traceMetas(),
+        /** A call that may send notifications: they become spans from the trace it returns. */
+        notifying: async (server, call) => {
+          const scope = telemetry.beginNotifications(this.#telemetry, this.#native);
+          telemetry.notificationsSent(scope, this.#servers[server], await nativeCall(call()));
+        },
         serverFailure: (server, nativeError, errorId) => this.#serverFailure(server, nativeError, errorId),
         mastraError: (id, err, details) => this.#mastraError(id, err, details),
         /** One server's Mastra tools; throws that server's failure. */

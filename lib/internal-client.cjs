@@ -166,11 +166,11 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async setRoots(roots) {
-      await nativeCall(this.#native.setRoots(this.name, [...roots]));
+      await this.#internals.notifying(this.name, () => this.#native.setRoots(this.name, [...roots]));
     }
 
     async sendRootsListChanged() {
-      await nativeCall(this.#native.sendRootsListChanged(this.name));
+      await this.#internals.notifying(this.name, () => this.#native.sendRootsListChanged(this.name));
     }
 
     // ---- resources and prompts -------------------------------------------------------------

@@ -186,16 +186,16 @@ function endOperation(op, { error, toolError, attributes, trace, raw } = {}) {
  */
 function recordStep(op, step, opAttrs, trace) {
   const { otel, span } = op;
+  // Under the operation's span, or (a notification on its own) under the caller's context.
+  const parent = span ? otel.trace.setSpan(otel.context.active(), span) : op.context;
   const attrs = { ...pick(opAttrs, ['network.transport', 'network.protocol.name', 'network.protocol.version', 'server.address', 'server.port']) };
   attrs['mcp.method.name'] = step.method;
   const version = step.protocolVersion ?? opAttrs['mcp.protocol.version'];
   if (version) attrs['mcp.protocol.version'] = version;
   if (step.sessionId ?? trace.sessionId) attrs['mcp.session.id'] = step.sessionId ?? trace.sessionId;
   let child;
-  if (span) {
-    child = otel.trace
-      .getTracer(SCOPE)
-      .startSpan(step.method, { kind: otel.SpanKind.CLIENT, startTime: step.startMs, attributes: attrs }, otel.trace.setSpan(otel.context.active(), span));
+  if (parent) {
+    child = otel.trace.getTracer(SCOPE).startSpan(step.method, { kind: otel.SpanKind.CLIENT, startTime: step.startMs, attributes: attrs }, parent);
   }
   if (step.error) failed(otel, child, attrs, plainError(step.error));
   if (child) {
@@ -203,6 +203,30 @@ function recordStep(op, step, opAttrs, trace) {
     child.end(step.endMs);
   }
   if (op.metrics) histograms(otel).operation.record(Math.max(0, step.endMs - step.startMs) / 1000, pick(attrs, METRIC_KEYS));
+}
+
+/**
+ * Notifications a client call sends (`notifications/roots/list_changed`), recorded from the core's
+ * trace once it is back: `begin` before the call (the caller's context; the native client asked
+ * for traces), `sent` with the trace. Each notification the core did send is a client span.
+ */
+function beginNotifications(enabled, native) {
+  if (!enabled) return undefined;
+  const g = registered();
+  if (!g) return undefined;
+  const otel = loadApi();
+  if (!otel) return undefined;
+  if (!observed.has(native)) {
+    observed.add(native);
+    native.observeOperations();
+  }
+  return { otel, context: g.trace ? otel.context.active() : undefined, metrics: !!g.metrics };
+}
+
+function notificationsSent(scope, def, trace) {
+  if (!scope || !trace?.steps) return;
+  const attrs = traceAttributes(trace, transportAttributes(def));
+  for (const step of trace.steps) recordStep(scope, step, attrs, trace);
 }
 
 /**
@@ -257,4 +281,4 @@ function untraced(result) {
   return result?.mastraMcpTrace !== undefined ? result.result : result;
 }
 
-module.exports = { startOperation, endOperation, endSession, untraced };
+module.exports = { startOperation, endOperation, endSession, untraced, beginNotifications, notificationsSent };

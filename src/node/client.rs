@@ -617,16 +617,23 @@ impl NativeClient {
         Ok(Value::Array(self.server(&server)?.roots()))
     }
 
-    /// Replaces a server's roots and notifies it (when connected).
-    #[napi]
-    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<()> {
-        self.server(&server)?.set_roots(roots).await.map_err(to_napi)
+    /// Replaces a server's roots and notifies it (when connected). Returns the trace (the
+    /// notification sent) once the face asked for traces, else null.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<Option<Value>> {
+        let conn = self.server(&server)?;
+        let (result, trace) = observe::scope(self.observing(), "notifications/roots/list_changed", conn.set_roots(roots)).await;
+        result.map_err(|e| error_with_trace(e, trace.as_ref()))?;
+        Ok(trace.and_then(|t| serde_json::to_value(t).ok()))
     }
 
-    /// Sends `notifications/roots/list_changed` (a no-op when not connected).
-    #[napi]
-    pub async fn send_roots_list_changed(&self, server: String) -> Result<()> {
-        self.server(&server)?.send_roots_list_changed().await.map_err(to_napi)
+    /// Sends `notifications/roots/list_changed` (a no-op when not connected); returns the trace as `set_roots`.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub async fn send_roots_list_changed(&self, server: String) -> Result<Option<Value>> {
+        let conn = self.server(&server)?;
+        let (result, trace) = observe::scope(self.observing(), "notifications/roots/list_changed", conn.send_roots_list_changed()).await;
+        result.map_err(|e| error_with_trace(e, trace.as_ref()))?;
+        Ok(trace.and_then(|t| serde_json::to_value(t).ok()))
     }
 
     /// Completes a pending OAuth authorization with the code captured at the redirect URI.

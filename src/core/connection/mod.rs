@@ -392,7 +392,10 @@ impl Connection {
         };
         let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
             .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
-        live.peer.send_notification(note).await.map_err(|e| {
+        let start_ms = observe::now_ms();
+        let sent = live.peer.send_notification(note).await;
+        observe::note_notification("notifications/roots/list_changed", start_ms, sent.as_ref().err().map(ToString::to_string));
+        sent.map_err(|e| {
             McpError::new(
                 ErrorKind::Disconnected,
                 self.name(),
