@@ -5,6 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trace, context, metrics, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -216,6 +219,24 @@ test('a cancelled call: notifications/cancelled is a client span under the call\
   assert.equal(cancelled.attributes['mcp.method.name'], 'notifications/cancelled');
   assert.equal(cancelled.attributes['jsonrpc.request.id'], undefined, 'a notification has no id');
   await waitFor(() => fx.requests.some((r) => r.body.includes('notifications/cancelled')), { message: 'the server heard it' });
+});
+
+test('a cancelled call on the stdio fast path: the lane\'s notifications/cancelled is a client span under the call\'s span', async () => {
+  const log = join(mkdtempSync(join(tmpdir(), 'otel-')), 'recv.log');
+  writeFileSync(log, '');
+  const c = client(stdioFixtureServer({ FIXTURE_RECV_LOG: log }));
+  const tools = await c.listTools();
+  exporter.reset();
+  const ac = new AbortController();
+  const call = tools.s_slow.execute({ ms: 60000 }, { abortSignal: ac.signal });
+  await waitFor(() => readFileSync(log, 'utf8').includes('"slow"'), { message: 'the call reached the server' });
+  ac.abort();
+  await assert.rejects(call);
+  const spans = exporter.getFinishedSpans();
+  const span = spans.find((s) => s.name === 'tools/call slow');
+  assert.match(String(span.attributes['jsonrpc.request.id']), /^n\d+$/, 'the lane\'s id');
+  assert.deepEqual(childrenOf(spans, span).map((s) => s.name), ['notifications/cancelled']);
+  await waitFor(() => readFileSync(log, 'utf8').includes('notifications/cancelled'), { message: 'the server heard it' });
 });
 
 test('notifications/roots/list_changed is a client span under the caller\'s span', async () => {

@@ -467,7 +467,7 @@ impl NativeClient {
                 d.remove(&call_id);
             }
             let server = &answered.server;
-            let trace = observed.then(|| lane_trace(id));
+            let trace = observed.then(|| lane_trace(id, &outcome));
             let done = match outcome {
                 Ok(raw) => CallDone { id: call_id, ok: true, json: with_trace_text(shape_call_result_text(server, &raw), trace.as_ref()) },
                 Err(e) => CallDone { id: call_id, ok: false, json: with_trace(lane_error(server, "tools/call", e).to_json(), trace.as_ref()).to_string() },

@@ -5,7 +5,8 @@
 use napi::{Error, Status};
 use serde_json::Value;
 
-use crate::core::observe::Trace;
+use crate::core::observe::{self, Step, Trace};
+use crate::core::transport::lane::{LaneError, LaneOutcome};
 use crate::core::McpError;
 
 /// `text`, the JSON text of an object, with `"trace": …` added (unchanged without a trace).
@@ -45,9 +46,15 @@ pub fn wrapped(value: Value, trace: Option<Trace>) -> Value {
     }
 }
 
-/// The trace of a direct (stdio lane) request: the id it was written with.
-pub fn lane_trace(id: u64) -> Trace {
-    Trace::sent(format!("n{id}"))
+/// The trace of a direct (stdio lane) request: the id it was written with, and the
+/// `notifications/cancelled` the lane wrote when the call was cancelled or timed out.
+pub fn lane_trace(id: u64, outcome: &LaneOutcome) -> Trace {
+    let mut trace = Trace::sent(format!("n{id}"));
+    if matches!(outcome, Err(LaneError::Cancelled { .. } | LaneError::Timeout { .. })) {
+        let now = observe::now_ms();
+        trace.steps.push(Step { method: "notifications/cancelled", start_ms: now, end_ms: now, protocol_version: None, session_id: None, error: None });
+    }
+    trace
 }
 
 #[cfg(test)]
@@ -56,7 +63,7 @@ mod tests {
 
     #[test]
     fn the_trace_is_spliced_into_an_object() {
-        let t = lane_trace(3);
+        let t = lane_trace(3, &Ok(String::new()));
         assert_eq!(with_trace_text("{\"a\":1}".into(), Some(&t)), "{\"a\":1,\"trace\":{\"requestId\":\"n3\"}}");
         assert_eq!(with_trace_text("{}".into(), Some(&t)), "{\"trace\":{\"requestId\":\"n3\"}}");
         assert_eq!(with_trace_text("{}".into(), None), "{}");

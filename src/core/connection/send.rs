@@ -141,6 +141,10 @@ impl Connection {
                 Err(LaneError::Cancelled { reason })
             }
         };
+        if matches!(outcome, Err(LaneError::Timeout { .. })) {
+            // The lane told the server when it timed the request out.
+            observe::note_notification("notifications/cancelled", observe::now_ms(), None);
+        }
         outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
     }
 }
