@@ -8,7 +8,6 @@ use rmcp::service::PeerRequestOptions;
 use serde_json::{json, Value};
 
 use super::errors::{cancel_reason, lane_error, service_error, RequestFailure};
-use super::trace::note_session_change;
 use super::{Connection, RequestOptions};
 use crate::core::error::{ErrorKind, McpError};
 use crate::core::observe;
@@ -23,11 +22,7 @@ impl Connection {
     pub(super) async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
-        let session_before = observe::recording().then(|| {
-            let id = live.session_id();
-            observe::note_session(id.clone(), &live.protocol_version, self.http_version());
-            id
-        });
+        let watch = self.watch(&live);
         if let Some(lane) = live.lane.clone() {
             let answer = self.send_on_lane(&lane, method, params, options).await;
             if answer.is_ok() {
@@ -99,8 +94,8 @@ impl Connection {
                 Err(McpError::new(ErrorKind::Aborted, name, reason))
             }
         };
-        if let Some(before) = session_before {
-            note_session_change(&live, before);
+        if let Some(watch) = watch {
+            self.watched(&live, watch);
         }
         if let Some(key) = alias_key {
             // Progress precedes the response on the wire and is routed as it arrives (see

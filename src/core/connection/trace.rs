@@ -12,17 +12,40 @@ use crate::core::events::EventKind;
 use crate::core::observe::{self, Step};
 use crate::core::open::starts_stateless;
 
-/// After a request on `live`: a Streamable HTTP session the server no longer knew was
-/// initialized again inside rmcp's transport (a 404), and the request sent in the new one.
-pub(super) fn note_session_change(live: &Live, before: Option<String>) {
-    let now = live.session_id();
-    if before.is_some() && now != before {
-        observe::note_event("mcp.client.session_reinitialized", || observe::reason("the server no longer knew the session"));
-        observe::note_session(now, &live.protocol_version, None);
-    }
+/// What a traced request's trace needs from before it was sent: what rmcp's transport may
+/// change under it, out of the operation's sight (it runs in a task of its own).
+pub(super) struct Watch {
+    session_id: Option<String>,
+    renewals: Option<u64>,
 }
 
 impl Connection {
+    /// Before a request on `live` (only while a trace is recorded): where it is sent.
+    pub(super) fn watch(&self, live: &Live) -> Option<Watch> {
+        if !observe::recording() {
+            return None;
+        }
+        let session_id = live.session_id();
+        observe::note_session(session_id.clone(), &live.protocol_version, self.http_version());
+        Some(Watch { session_id, renewals: self.oauth().map(|s| s.renewals()) })
+    }
+
+    /// After it: a Streamable HTTP session the server no longer knew, initialized again inside
+    /// rmcp's transport (a 404) with the request sent in the new one; an OAuth token renewed
+    /// (expired, or refused with a 401) before it went out.
+    pub(super) fn watched(&self, live: &Live, before: Watch) {
+        let now = live.session_id();
+        if before.session_id.is_some() && now != before.session_id {
+            observe::note_event("mcp.client.session_reinitialized", || observe::reason("the server no longer knew the session"));
+            observe::note_session(now, &live.protocol_version, None);
+        }
+        if let (Some(before), Some(session)) = (before.renewals, self.oauth()) {
+            if session.renewals() > before {
+                observe::note_event("mcp.client.oauth.refresh", || observe::reason("the access token was renewed without the user"));
+            }
+        }
+    }
+
     /// The connect this operation started at `start_ms`, as its steps.
     pub(super) fn note_connect(&self, start_ms: f64, outcome: &Result<Arc<Live>>) {
         let end_ms = observe::now_ms();
