@@ -160,6 +160,21 @@ for (const [label, define] of [
   });
 }
 
+test('a connect that fails: the listing\'s span and its initialize child span carry the error', async () => {
+  exporter.reset();
+  const c = client({ command: nodeBin, args: ['-e', 'process.exit(7)'] });
+  const out = await c.listToolsWithErrors();
+  assert.ok(out.errors.s, 'the server failed');
+  const spans = exporter.getFinishedSpans();
+  const list = spans.find((s) => s.name === 'tools/list');
+  assert.equal(list.status.code, SpanStatusCode.ERROR);
+  const [init] = childrenOf(spans, list);
+  assert.equal(init?.name, 'initialize');
+  assert.equal(init.status.code, SpanStatusCode.ERROR);
+  assert.ok(init.attributes['error.type'], JSON.stringify(init.attributes));
+  assert.equal(init.attributes['error.type'], list.attributes['error.type']);
+});
+
 test('a server that died: the next call\'s span shows the reconnect as an event and the new session\'s connect as child spans; the dead session\'s duration is recorded', async () => {
   const c = client(stdioFixtureServer());
   const tools = await c.listTools();

@@ -196,6 +196,7 @@ impl Connection {
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
                 State::Ready(_) | State::Idle => {
                     if let State::Ready(dead) = &*state {
+                        self.session_ended(dead, Some("TRANSPORT_CLOSED"));
                         // A session that answered nothing is a crash; one that served requests
                         // (a server killed or redeployed) clears the count.
                         let crashed = if dead.answered() { self.deaths.clear(); Ok(()) } else { self.deaths.died() };
@@ -214,7 +215,6 @@ impl Connection {
                             ));
                         }
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
-                        self.session_ended(dead, Some("TRANSPORT_CLOSED"));
                         observe::note_event("mcp.client.reconnect", || observe::reason("the transport closed"));
                     }
                     started_ms = observe::recording().then(observe::now_ms);
