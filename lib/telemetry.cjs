@@ -3,7 +3,10 @@
 // semantic-conventions-genai), through the optional peer `@opentelemetry/api`. The module is
 // required only once the app has registered a tracer or meter provider (the API keeps its globals
 // under one well-known symbol, read here without loading anything), so with no provider this
-// file costs one property read per operation. No protocol logic: the facts come from the caller.
+// file costs one property read per operation. No protocol logic: the facts come from the caller
+// and from the trace the core records per operation once asked (`observeOperations`; see
+// src/core/observe.rs): the request id it sent, the session, the connect and notifications it
+// sent on the way (child spans), what the operation suffered (span events).
 
 const GLOBAL_KEY = Symbol.for('opentelemetry.js.api.1');
 const OTEL_API = '@opentelemetry/api';
