@@ -87,7 +87,7 @@ pub async fn scope<F: Future>(on: bool, method: &str, f: F) -> (F::Output, Optio
     let trace = Trace { method: method.to_string(), ..Trace::default() };
     let (out, trace) = CURRENT.scope(RefCell::new(trace), async move {
         let out = f.await;
-        (out, CURRENT.with(|t| std::mem::take(&mut *t.borrow_mut())))
+        (out, CURRENT.with(|t| t.try_borrow_mut().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default()))
     })
     .await;
     (out, Some(trace))
