@@ -2,6 +2,7 @@
 //! plain JSON; errors cross as JSON (`McpError::to_json`) in the error message.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
@@ -12,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
+use super::traced::{error_with_trace, lane_trace, with_trace, with_trace_text, wrapped};
 use crate::core::connection::{lane_error, RequestOptions};
 use crate::core::follow_up::needs_follow_up;
 use crate::core::transport::lane::{Lane, LaneOutcome};
@@ -20,8 +22,6 @@ use crate::core::registry::{HostPorts, ServerOutcome};
 use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result, shape_call_result_text, tool_call_params};
 use crate::core::tool_cache::{self, TaskSupport};
 use crate::core::{follow_up, input, listen, lists, observe};
-use super::traced::{error_with_trace, lane_trace, with_trace, with_trace_text, wrapped};
-use std::sync::atomic::{AtomicBool, Ordering};
 use crate::core::{Connection, McpError, Registry};
 
 fn to_napi(e: McpError) -> Error {
@@ -171,6 +171,8 @@ struct DirectCall {
     name: String,
     args_json: String,
     meta_json: Option<String>,
+    /// Whether its result carries its trace (`observe_operations` was asked before it started).
+    observed: bool,
 }
 
 /// Finishes a direct call whose first answer was handed over (`Connection::hand_over`) on the
@@ -183,7 +185,6 @@ async fn follow_up(
     reason: Arc<Mutex<String>>,
     pending: Arc<Mutex<HashMap<u32, PendingCall>>>,
     done_fn: Arc<CallDoneFn>,
-    observed: bool,
 ) {
     let meta: Option<Value> = call.meta_json.as_deref().and_then(|m| serde_json::from_str(m).ok());
     let mut params = Map::new();
@@ -198,7 +199,7 @@ async fn follow_up(
         context: Some(call_id),
         verbatim: false,
     };
-    let (result, trace) = observe::scope(observed, "tools/call", crate::core::tasks::call_tool(&conn, params, options, false)).await;
+    let (result, trace) = observe::scope(call.observed, "tools/call", crate::core::tasks::call_tool(&conn, params, options, false)).await;
     // Not taken if the async path ended before sending (e.g. the tool list could not be read).
     let _ = follow_up::take_handed_over(&conn, call_id);
     if let Ok(mut p) = pending.lock() {
@@ -434,7 +435,7 @@ impl NativeClient {
                 _ => {}
             }
         }
-        let call = Arc::new(DirectCall { server, name, args_json, meta_json });
+        let call = Arc::new(DirectCall { server, name, args_json, meta_json, observed: self.observing() });
         let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref())
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server)))?;
         let id = lane.reserve_id();
@@ -446,7 +447,6 @@ impl NativeClient {
         let pending = self.pending.clone();
         let answered = call.clone();
         let follow_conn = conn.clone();
-        let observed = self.observing();
         let done = Box::new(move |outcome: LaneOutcome| {
             if needs_follow_up(&outcome) {
                 // Registered for `cancel()` and `disconnect()` before it leaves the direct calls.
@@ -460,14 +460,14 @@ impl NativeClient {
                     token.cancel();
                 }
                 follow_up::hand_over(&follow_conn, call_id, outcome);
-                napi::bindgen_prelude::spawn(follow_up(follow_conn, answered, call_id, token, reason, pending, done_fn, observed));
+                napi::bindgen_prelude::spawn(follow_up(follow_conn, answered, call_id, token, reason, pending, done_fn));
                 return;
             }
             if let Ok(mut d) = direct.lock() {
                 d.remove(&call_id);
             }
             let server = &answered.server;
-            let trace = observed.then(|| lane_trace(id, &outcome));
+            let trace = answered.observed.then(|| lane_trace(id, &outcome));
             let done = match outcome {
                 Ok(raw) => CallDone { id: call_id, ok: true, json: with_trace_text(shape_call_result_text(server, &raw), trace.as_ref()) },
                 Err(e) => CallDone { id: call_id, ok: false, json: with_trace(lane_error(server, "tools/call", e).to_json(), trace.as_ref()).to_string() },
