@@ -1,7 +1,10 @@
 // OpenTelemetry client spans and metrics (docs/observability.md): with a tracer and a meter provider
 // registered, connect/list/call are client spans under the caller's span, named and attributed per
-// the MCP semantic conventions, the span's trace context reaches the server in `_meta`, and the
-// operation histogram is recorded; with no provider nothing of OpenTelemetry is loaded.
+// the MCP semantic conventions (the request id the core sent, the HTTP session and version), the
+// connect and the notifications the client sends are spans of their own, what an operation suffered
+// (a reconnect, a re-initialized session) is a span event, the span's trace context reaches the
+// server in `_meta`, and the operation and session histograms are recorded; with no provider
+// nothing of OpenTelemetry is loaded.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
