@@ -1,17 +1,24 @@
 // OpenTelemetry client spans and metrics (docs/observability.md): with a tracer and a meter provider
 // registered, connect/list/call are client spans under the caller's span, named and attributed per
-// the MCP semantic conventions, the span's trace context reaches the server in `_meta`, and the
-// operation histogram is recorded; with no provider nothing of OpenTelemetry is loaded.
+// the MCP semantic conventions (the request id the core sent, the HTTP session and version), the
+// connect and the notifications the client sends are spans of their own, what an operation suffered
+// (a reconnect, a re-initialized session) is a span event, the span's trace context reaches the
+// server in `_meta`, and the operation and session histograms are recorded; with no provider
+// nothing of OpenTelemetry is loaded.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trace, context, metrics, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { MCPClient } from '../index.mjs';
-import { nodeBin, fixturePath, startUrlServer } from './fixtures/helpers.mjs';
+import { MCPClient, InternalMastraMCPClient } from '../index.mjs';
+import { startHttpFixture } from './fixtures/http-server.mjs';
+import { nodeBin, fixturePath, startUrlServer, stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
 
 const mastraServer = fixturePath('mastra-server/server.mjs');
 const server2 = fixturePath('mastra2-server/server.mjs');
@@ -53,15 +60,24 @@ function client(def, options = {}) {
   return c;
 }
 
+// The era is pinned for 2026-07-28 (the client's default start is the handshake, which a dual-era
+// server accepts).
 const CASES = [
-  ['stdio, legacy era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] }), 'pipe'],
-  ['stdio, 2026-07-28 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', '2026-07-28'] }), 'pipe'],
-  ['Streamable HTTP, legacy era', () => ({ url: new URL(servers.legacy.url) }), 'tcp'],
-  ['Streamable HTTP, 2026-07-28 era', () => ({ url: new URL(servers.modern.url) }), 'tcp'],
+  ['stdio, 2025-11-25 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] }), 'pipe', 'legacy'],
+  ['stdio, 2026-07-28 era', () => ({ command: nodeBin, args: [mastraServer, 'stdio', '2026-07-28'], protocolVersion: '2026-07-28' }), 'pipe', 'modern'],
+  ['Streamable HTTP, 2025-11-25 era', () => ({ url: new URL(servers.legacy.url) }), 'tcp', 'legacy'],
+  ['Streamable HTTP, 2026-07-28 era', () => ({ url: new URL(servers.modern.url), protocolVersion: '2026-07-28' }), 'tcp', 'modern'],
 ];
 
-for (const [label, define, transport] of CASES) {
-  test(`${label}: list and calls are client spans under the caller's span, with the conventions' attributes`, async () => {
+const parentOf = (s) => s.parentSpanContext?.spanId ?? s.parentSpanId;
+/** The finished spans whose parent is `span`, in start order. */
+function childrenOf(spans, span) {
+  const id = span.spanContext().spanId;
+  return spans.filter((s) => parentOf(s) === id).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+}
+
+for (const [label, define, transport, era] of CASES) {
+  test(`${label}: connect, list and calls are a tree of client spans under the caller's span, with the conventions' attributes`, async () => {
     exporter.reset();
     const c = client(define());
     const tracer = trace.getTracer('test');
@@ -73,9 +89,35 @@ for (const [label, define, transport] of CASES) {
     });
     const spans = exporter.getFinishedSpans();
     const parent = spans.find((s) => s.name === 'agent step');
-    const mine = spans.filter((s) => s !== parent);
+    const mine = childrenOf(spans, parent);
     const names = mine.map((s) => s.name);
     assert.deepEqual(names, ['tools/list', 'tools/call add', 'tools/call fail'], JSON.stringify(names));
+    // The connect of the first listing: its own spans, children of the listing that waited for it.
+    const connect = childrenOf(spans, mine[0]);
+    const expected = era === 'legacy' ? ['initialize', 'notifications/initialized'] : ['server/discover'];
+    assert.deepEqual(connect.map((s) => s.name), expected);
+    const version = era === 'legacy' ? '2025-11-25' : '2026-07-28';
+    for (const s of connect) {
+      assert.equal(s.kind, SpanKind.CLIENT);
+      assert.equal(s.attributes['mcp.method.name'], s.name);
+      assert.equal(s.attributes['mcp.protocol.version'], version);
+      assert.equal(s.attributes['network.transport'], transport);
+      assert.equal(s.attributes['jsonrpc.request.id'], undefined, 'not known for the handshake');
+    }
+    assert.equal(spans.length, 1 + mine.length + connect.length, 'no other spans');
+    for (const s of mine) {
+      assert.equal(s.attributes['mcp.protocol.version'], version);
+      assert.equal(typeof s.attributes['jsonrpc.request.id'], 'string', `${s.name}: the request id sent`);
+      if (transport === 'pipe') assert.equal(s.attributes['mcp.session.id'], undefined);
+      if (transport === 'tcp') {
+        assert.equal(s.attributes['network.protocol.version'], '1.1');
+        // A 2025-11-25 Streamable HTTP session has an id; a 2026-07-28 one is stateless.
+        if (era === 'legacy') assert.match(String(s.attributes['mcp.session.id']), /^[\w-]+$/, `${s.name}: the session id`);
+        else assert.equal(s.attributes['mcp.session.id'], undefined);
+      }
+    }
+    const ids = new Set(mine.map((s) => s.attributes['jsonrpc.request.id']));
+    assert.equal(ids.size, mine.length, 'each request its own id');
     for (const s of mine) {
       assert.equal(s.kind, SpanKind.CLIENT);
       assert.equal(s.spanContext().traceId, parent.spanContext().traceId);
@@ -121,16 +163,161 @@ for (const [label, define] of [
   });
 }
 
+test('a connect that fails: the listing\'s span and its initialize child span carry the error', async () => {
+  exporter.reset();
+  const c = client({ command: nodeBin, args: ['-e', 'process.exit(7)'] });
+  const out = await c.listToolsWithErrors();
+  assert.ok(out.errors.s, 'the server failed');
+  const spans = exporter.getFinishedSpans();
+  const list = spans.find((s) => s.name === 'tools/list');
+  assert.equal(list.status.code, SpanStatusCode.ERROR);
+  const [init] = childrenOf(spans, list);
+  assert.equal(init?.name, 'initialize');
+  assert.equal(init.status.code, SpanStatusCode.ERROR);
+  assert.ok(init.attributes['error.type'], JSON.stringify(init.attributes));
+  assert.equal(init.attributes['error.type'], list.attributes['error.type']);
+});
+
+test('a server that died: the next call\'s span shows the reconnect as an event and the new session\'s connect as child spans; the dead session\'s duration is recorded', async () => {
+  const c = client(stdioFixtureServer());
+  const tools = await c.listTools();
+  await assert.rejects(tools.s_count_then_exit.execute({}, {}), /closed/i);
+  exporter.reset();
+  await trace.getTracer('test').startActiveSpan('agent step', async (parent) => {
+    await tools.s_count_calls.execute({}, {});
+    parent.end();
+  });
+  const spans = exporter.getFinishedSpans();
+  const [call] = childrenOf(spans, spans.find((s) => s.name === 'agent step'));
+  assert.equal(call.name, 'tools/call count_calls');
+  const reconnect = call.events.find((e) => e.name === 'mcp.client.reconnect');
+  assert.ok(reconnect, `a reconnect event: ${JSON.stringify(call.events)}`);
+  assert.match(String(reconnect.attributes.reason), /closed/);
+  assert.deepEqual(childrenOf(spans, call).map((s) => s.name), ['initialize', 'notifications/initialized']);
+  assert.notEqual(call.status.code, SpanStatusCode.ERROR);
+  const died = await waitFor(async () => (await sessionPoints()).find((p) => p.attributes['error.type'] === 'TRANSPORT_CLOSED'), {
+    message: 'the dead session recorded',
+  });
+  assert.equal(died.attributes['network.transport'], 'pipe');
+  assert.equal(died.attributes['mcp.protocol.version'], '2025-11-25');
+});
+
+test('a session the server expired (HTTP 404): the call\'s span shows the re-initialized session as an event and carries the new session id', async (t) => {
+  const fx = await startHttpFixture();
+  t.after(() => fx.close());
+  const c = client({ url: new URL(fx.mcpUrl) });
+  const tools = await c.listTools();
+  const first = exporter.getFinishedSpans().find((s) => s.name === 'tools/list').attributes['mcp.session.id'];
+  fx.expireSessions();
+  exporter.reset();
+  assert.equal((await tools.s_echo.execute({ message: 'again' }, {})).content[0].text, 'Echo: again');
+  const spans = exporter.getFinishedSpans();
+  const call = spans.find((s) => s.name === 'tools/call echo');
+  assert.ok(call.events.some((e) => e.name === 'mcp.client.session_reinitialized'), JSON.stringify(call.events));
+  assert.ok(call.attributes['mcp.session.id'] && call.attributes['mcp.session.id'] !== first, 'the call ran in the new session');
+});
+
+test('a cancelled call: notifications/cancelled is a client span under the call\'s span', async (t) => {
+  const fx = await startHttpFixture();
+  t.after(() => fx.close());
+  const c = client({ url: new URL(fx.mcpUrl) });
+  const tools = await c.listTools();
+  exporter.reset();
+  const ac = new AbortController();
+  const call = tools.s_slow.execute({ ms: 60000 }, { abortSignal: ac.signal });
+  await waitFor(() => fx.requests.some((r) => r.body.includes('"tools/call"') && r.body.includes('"slow"')), { message: 'the call reached the server' });
+  ac.abort();
+  await assert.rejects(call);
+  const spans = exporter.getFinishedSpans();
+  const span = spans.find((s) => s.name === 'tools/call slow');
+  assert.equal(span.status.code, SpanStatusCode.ERROR);
+  const [cancelled] = childrenOf(spans, span);
+  assert.equal(cancelled?.name, 'notifications/cancelled');
+  assert.equal(cancelled.kind, SpanKind.CLIENT);
+  assert.equal(cancelled.attributes['mcp.method.name'], 'notifications/cancelled');
+  assert.equal(cancelled.attributes['jsonrpc.request.id'], undefined, 'a notification has no id');
+  await waitFor(() => fx.requests.some((r) => r.body.includes('notifications/cancelled')), { message: 'the server heard it' });
+});
+
+test('a cancelled call on the stdio fast path: the lane\'s notifications/cancelled is a client span under the call\'s span', async () => {
+  const log = join(mkdtempSync(join(tmpdir(), 'otel-')), 'recv.log');
+  writeFileSync(log, '');
+  const c = client(stdioFixtureServer({ FIXTURE_RECV_LOG: log }));
+  const tools = await c.listTools();
+  exporter.reset();
+  const ac = new AbortController();
+  const call = tools.s_slow.execute({ ms: 60000 }, { abortSignal: ac.signal });
+  await waitFor(() => readFileSync(log, 'utf8').includes('"slow"'), { message: 'the call reached the server' });
+  ac.abort();
+  await assert.rejects(call);
+  const spans = exporter.getFinishedSpans();
+  const span = spans.find((s) => s.name === 'tools/call slow');
+  assert.match(String(span.attributes['jsonrpc.request.id']), /^n\d+$/, 'the lane\'s id');
+  assert.deepEqual(childrenOf(spans, span).map((s) => s.name), ['notifications/cancelled']);
+  await waitFor(() => readFileSync(log, 'utf8').includes('notifications/cancelled'), { message: 'the server heard it' });
+});
+
+test('notifications/roots/list_changed is a client span under the caller\'s span', async () => {
+  const c = new InternalMastraMCPClient({ name: 's', server: { command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] } });
+  clients.push(c);
+  await c.connect();
+  exporter.reset();
+  await trace.getTracer('test').startActiveSpan('agent step', async (parent) => {
+    await c.setRoots([{ uri: 'file:///tmp/otel', name: 'otel' }]);
+    parent.end();
+  });
+  const spans = exporter.getFinishedSpans();
+  const [note] = childrenOf(spans, spans.find((s) => s.name === 'agent step'));
+  assert.equal(note?.name, 'notifications/roots/list_changed');
+  assert.equal(note.kind, SpanKind.CLIENT);
+  assert.equal(note.attributes['mcp.method.name'], 'notifications/roots/list_changed');
+  assert.equal(note.attributes['network.transport'], 'pipe');
+  assert.equal(note.attributes['jsonrpc.request.id'], undefined, 'a notification has no id');
+  assert.equal(spans.length, 2);
+});
+
+test('mcp.client.session.duration is recorded in seconds when a session is disconnected, with the attributes the conventions allow', async () => {
+  const c = client({ url: new URL(servers.legacy.url) });
+  await c.listTools();
+  await c.disconnect();
+  const port = Number(new URL(servers.legacy.url).port);
+  const point = await waitFor(async () => (await sessionPoints()).find((p) => p.attributes['server.port'] === port && !p.attributes['error.type']), {
+    message: 'the session recorded after disconnect',
+  });
+  assert.deepEqual(point.attributes, {
+    'mcp.protocol.version': '2025-11-25',
+    'network.protocol.name': 'http',
+    'network.protocol.version': '1.1',
+    'network.transport': 'tcp',
+    'server.address': '127.0.0.1',
+    'server.port': port,
+  });
+  assert.ok(point.value.count >= 1 && point.value.sum > 0);
+});
+
+/** The data points of `mcp.client.session.duration` so far. */
+async function sessionPoints() {
+  const { resourceMetrics } = await reader.collect();
+  const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'mcp.client.session.duration');
+  if (metric) assert.equal(metric.descriptor.unit, 's');
+  return metric?.dataPoints ?? [];
+}
+
 test('resources/read and prompts/get are spans; a failed request sets the error status and error.type', async () => {
   exporter.reset();
   const c = client({ command: nodeBin, args: [mastraServer, 'stdio', 'legacy'] });
-  await c.resources.read('s', 'fixture://greeting');
+  const read0 = await c.resources.read('s', 'fixture://greeting');
+  assert.equal(read0.contents[0].text, 'Hello from Mastra', 'the result as the server sent it (the trace stays inside)');
+  assert.equal(read0.mastraMcpTrace, undefined);
   await c.prompts.get({ serverName: 's', name: 'greet', args: { name: 'Ada' } }).catch(() => {});
   await assert.rejects(c.resources.read('s', 'fixture://missing'));
   const spans = exporter.getFinishedSpans();
-  const [read, prompt, missing] = spans;
+  const [read, prompt, missing] = spans.filter((s) => !parentOf(s));
+  assert.deepEqual(childrenOf(spans, read).map((s) => s.name), ['initialize', 'notifications/initialized'], 'the first request opened the session');
   assert.equal(read.name, 'resources/read', 'the uri is not in the span name (cardinality)');
   assert.equal(read.attributes['mcp.resource.uri'], 'fixture://greeting');
+  assert.equal(typeof read.attributes['jsonrpc.request.id'], 'string');
+  assert.equal(read.attributes['mcp.protocol.version'], '2025-11-25');
   assert.equal(prompt.name, 'prompts/get greet');
   assert.equal(prompt.attributes['gen_ai.prompt.name'], 'greet');
   assert.equal(missing.status.code, SpanStatusCode.ERROR);

@@ -144,6 +144,21 @@ const SCENARIOS = [
     ],
   },
   {
+    // Ours without and with an OpenTelemetry provider registered, alternating in one process. Printed as a
+    // table of its own.
+    name: 'otel-overhead',
+    impls: ['ours'],
+    table: 'otel',
+    full: { calls: 4000, warm: 500, rounds: 8 },
+    quick: { calls: 400, warm: 50, rounds: 2 },
+    metrics: [
+      ['stdio_p50', 'stdio, one echo at a time: p50 latency (µs)', 'lower'],
+      ['stdio_p99', 'stdio, one echo at a time: p99 latency (µs)', 'lower'],
+      ['http_p50', 'Streamable HTTP, one echo at a time: p50 latency (µs)', 'lower'],
+      ['http_p99', 'Streamable HTTP, one echo at a time: p99 latency (µs)', 'lower'],
+    ],
+  },
+  {
     // Real servers (scripts/real-servers.mjs installs them): @mastra/mcp 1.18 and 2.0 side by side, no floor.
     // Printed as a table of its own.
     name: 'connect-real',
@@ -274,10 +289,11 @@ async function main() {
   const loadBefore = os.loadavg();
   const begun = performance.now();
   const selected = SCENARIOS.filter((s) => opts.only.length === 0 || opts.only.includes(s.name));
-  if (selected.some((s) => s.impls)) prepareRealServers(node);
+  if (selected.some((s) => s.impls && s.table !== 'otel')) prepareRealServers(node);
 
   const rows = [];
   const realRows = [];
+  const otelRows = [];
   const failures = [];
   for (const sc of selected) {
     const params = opts.quick ? sc.quick : sc.full;
@@ -297,6 +313,14 @@ async function main() {
       }
     }
     console.error(`${sc.name}: done (${opts.pairs} pairs, ${((performance.now() - begun) / 1000).toFixed(0)} s so far)`);
+    if (sc.table === 'otel') {
+      // Each metric key names a pair: `${key}_none_us` and `${key}_otel_us` of the same runs.
+      const med = (k) => median(results.ours.map((r) => r[k]).filter((v) => v !== undefined));
+      for (const [key, template] of sc.metrics) {
+        otelRows.push({ label: label(template, params), none: med(`${key}_none_us`), otel: med(`${key}_otel_us`) });
+      }
+      continue;
+    }
     for (const [key, template, better] of sc.metrics) {
       const med = Object.fromEntries(impls.map((i) => [i, median(results[i].map((r) => r[key]).filter((v) => v !== undefined))]));
       const runs = Object.fromEntries(impls.map((i) => [i, results[i].filter((r) => r[key] !== undefined).length]));
@@ -339,6 +363,14 @@ async function main() {
         `| ${r.label} | ${cell(r, 'anchor')} | ${cell(r, 'anchor2')} | ${cell(r, 'ours')} | ${ratio(r.ours, r.anchor)} | ${ratio(r.ours, r.anchor2)} |`,
       );
     }
+  }
+  if (otelRows.length > 0) {
+    lines.push('');
+    lines.push('ours, per call, without and with an OpenTelemetry provider registered (alternating blocks in one process):');
+    lines.push('');
+    lines.push('| scenario | no provider | provider registered | overhead (µs) | ratio |');
+    lines.push('|---|--:|--:|--:|--:|');
+    for (const r of otelRows) lines.push(`| ${r.label} | ${fmt(r.none)} | ${fmt(r.otel)} | ${fmt(r.otel - r.none)} | ${ratio(r.otel, r.none)} |`);
   }
   console.log(lines.join('\n'));
   if (failures.length > 0) {

@@ -2,7 +2,7 @@
 //   impl:     anchor (@mastra/mcp 1.18) | anchor2 (@mastra/mcp 2.0, the @mastra/mcp-v2 alias) | ours (../index.mjs)
 //             | floor (./floor-client.mjs)
 //   scenario: stdio-seq | stdio-seq-2026 | stdio-soak | catalog | fanout | http-json | http-sse | blob | blob-2026 | cold
-//             | connect-real
+//             | connect-real | otel-overhead (ours only)
 // Prints one JSON line of measurements on stdout. run.mjs starts it; it is not meant to be read by hand.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -301,7 +301,87 @@ const scenarios = {
     await c.disconnect();
     return { in_process_ms: performance.now() };
   },
+
+  // Per-call overhead of the OpenTelemetry instrumentation (ours only): stdio and Streamable HTTP.
+  async 'otel-overhead'({ calls = 4000, warm = 500, rounds = 8 }) {
+    const stdio = await otelOverhead(stdioServer(), calls, warm, rounds);
+    const server = await httpServer(false);
+    try {
+      const http = await otelOverhead(server.def, calls, warm, rounds);
+      const out = {};
+      for (const [k, v] of Object.entries(stdio)) out[`stdio_${k}`] = v;
+      for (const [k, v] of Object.entries(http)) out[`http_${k}`] = v;
+      return out;
+    } finally {
+      await server.stop();
+    }
+  },
 };
+
+// ---- OpenTelemetry: per-call overhead with a provider registered ----
+
+/**
+ * Registers an OpenTelemetry tracer and meter provider as an app would (the SDK, the async-hooks context
+ * manager) with exporters that drop everything: what is measured is the instrumentation, not an export.
+ * Returns `off()`, which unregisters them (the face then takes its no-provider path again).
+ */
+async function registerOtel() {
+  const api = await import('@opentelemetry/api');
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
+  class Reader extends MetricReader {
+    async onForceFlush() {}
+    async onShutdown() {}
+  }
+  const dropAll = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+  const tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropAll)] });
+  const meter = new MeterProvider({ readers: [new Reader()] });
+  return {
+    on() {
+      api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      api.trace.setGlobalTracerProvider(tracer);
+      api.metrics.setGlobalMeterProvider(meter);
+    },
+    off() {
+      api.trace.disable();
+      api.metrics.disable();
+      api.context.disable();
+    },
+  };
+}
+
+/**
+ * `calls` sequential echoes in `rounds` alternating blocks, without and with a provider registered, in one
+ * process (so JIT and machine drift fall on both alike): p50 and p99 of each, and the p50 difference.
+ */
+async function otelOverhead(server, calls, warm, rounds) {
+  const otel = await registerOtel();
+  const c = await makeClient({ s: server });
+  const echo = (await c.listTools()).s_echo;
+  otel.on();
+  for (let i = 0; i < warm; i++) await echoOnce(echo, `w${i}`);
+  otel.off();
+  for (let i = 0; i < warm; i++) await echoOnce(echo, `w${i}`);
+  const per = Math.floor(calls / rounds);
+  const lat = { none: new Float64Array(per * rounds), otel: new Float64Array(per * rounds) };
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of r % 2 === 0 ? ['none', 'otel'] : ['otel', 'none']) {
+      if (mode === 'otel') otel.on();
+      for (let i = 0; i < per; i++) {
+        const t = performance.now();
+        await echo.execute({ message: `m${i}` }, {});
+        lat[mode][r * per + i] = performance.now() - t;
+      }
+      if (mode === 'otel') otel.off();
+    }
+  }
+  await c.disconnect();
+  lat.none.sort();
+  lat.otel.sort();
+  const p50 = { none: quantile(lat.none, 0.5) * 1000, otel: quantile(lat.otel, 0.5) * 1000 };
+  return { p50_none_us: p50.none, p50_otel_us: p50.otel, p99_none_us: quantile(lat.none, 0.99) * 1000, p99_otel_us: quantile(lat.otel, 0.99) * 1000, overhead_us: p50.otel - p50.none };
+}
 
 // ---- per-user clients: a new client per user (their own token or API key), listToolsets, one call ----
 

@@ -165,7 +165,7 @@ function createMCPClientClass(deps) {
       let ops;
       let metas;
       for (const [name, def] of Object.entries(this.#servers)) {
-        const op = telemetry.startOperation(this.#telemetry, def, method);
+        const op = telemetry.startOperation(this.#telemetry, def, method, undefined, undefined, this.#native);
         if (op) (ops ??= {})[name] = op;
         const meta = traceMetaOf(def) ?? op?.meta;
         if (meta) (metas ??= {})[name] = meta;
@@ -181,21 +181,24 @@ function createMCPClientClass(deps) {
         if (!o) telemetry.endOperation(op, { error: error ?? new Error('no outcome') });
         else if (o.ok) {
           const version = o.value?.protocolVersion;
-          telemetry.endOperation(op, version ? { attributes: { 'mcp.protocol.version': version } } : {});
-        } else telemetry.endOperation(op, { error: o.error && typeof o.error.code === 'string' ? toPlainError(o.error) : o.error });
+          telemetry.endOperation(op, { trace: o.trace, attributes: version ? { 'mcp.protocol.version': version } : undefined });
+        } else telemetry.endOperation(op, { trace: o.trace, error: o.error && typeof o.error.code === 'string' ? toPlainError(o.error) : o.error });
       }
     }
 
     /** One request to one server inside a client span (when a tracer or meter is registered). */
     async #traced(serverName, method, target, attributes, fn) {
       const def = this.#servers[serverName];
-      const op = telemetry.startOperation(this.#telemetry && def !== undefined, def, method, target, attributes);
+      const op = telemetry.startOperation(this.#telemetry && def !== undefined, def, method, target, attributes, this.#native);
       try {
-        const result = await fn(traceMetaOf(def) ?? op?.meta);
-        telemetry.endOperation(op);
+        let result = await fn(traceMetaOf(def) ?? op?.meta);
+        let trace;
+        // A traced native result comes wrapped with its trace (src/node/traced.rs).
+        if (result?.mastraMcpTrace !== undefined) ({ result, mastraMcpTrace: trace } = result);
+        telemetry.endOperation(op, { trace });
         return result;
       } catch (e) {
-        telemetry.endOperation(op, { error: fromNative(e) });
+        telemetry.endOperation(op, { error: fromNative(e), raw: e });
         throw e;
       }
     }
@@ -224,6 +227,8 @@ function createMCPClientClass(deps) {
       switch (kind) {
         case 'diagnostic':
           return this.#log(server, payload.level, payload.message);
+        case 'sessionEnded':
+          return telemetry.endSession(this.#telemetry, this.#servers[server], payload);
         case 'inputAborted':
           return this.#inputAborts.get(payload.id)?.abort(abortReason('The input request is no longer wanted (the call was aborted or the client disconnected)'));
         case 'serverLog': {
@@ -790,6 +795,11 @@ function createMCPClientClass(deps) {
         native: this.#native,
         setHandler: (kind, server, handler) => this.#setHandler(kind, server, handler),
         traceMetas: () => this.#traceMetas(),
+        /** A call that may send notifications: they become spans from the trace it returns. */
+        notifying: async (server, call) => {
+          const scope = telemetry.beginNotifications(this.#telemetry, this.#native);
+          telemetry.notificationsSent(scope, this.#servers[server], await nativeCall(call()));
+        },
         serverFailure: (server, nativeError, errorId) => this.#serverFailure(server, nativeError, errorId),
         mastraError: (id, err, details) => this.#mastraError(id, err, details),
         /** One server's Mastra tools; throws that server's failure. */

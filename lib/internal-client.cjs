@@ -3,6 +3,7 @@
 // MCPClient, so it drives the same native Connection (transports, reconnects, tool building);
 // this file only maps the per-server method names and shapes of the original onto it.
 const { traceMetaOf } = require('./trace-context.cjs');
+const { untraced } = require('./telemetry.cjs');
 const { fromNative, nativeCall } = require('./errors.cjs');
 const { instances } = require('./instance-cache.cjs');
 const { toDefinition } = require('./tools.cjs');
@@ -165,11 +166,11 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async setRoots(roots) {
-      await nativeCall(this.#native.setRoots(this.name, [...roots]));
+      await this.#internals.notifying(this.name, () => this.#native.setRoots(this.name, [...roots]));
     }
 
     async sendRootsListChanged() {
-      await nativeCall(this.#native.sendRootsListChanged(this.name));
+      await this.#internals.notifying(this.name, () => this.#native.sendRootsListChanged(this.name));
     }
 
     // ---- resources and prompts -------------------------------------------------------------
@@ -192,7 +193,7 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async readResource(uri) {
-      return nativeCall(this.#native.readResource(this.name, uri, traceMetaOf(this.#server)));
+      return untraced(await nativeCall(this.#native.readResource(this.name, uri, traceMetaOf(this.#server))));
     }
 
     async subscribeResource(uri) {
@@ -208,7 +209,7 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async getPrompt({ name, args }) {
-      return nativeCall(this.#native.getPrompt(this.name, name, args ?? undefined, traceMetaOf(this.#server)));
+      return untraced(await nativeCall(this.#native.getPrompt(this.name, name, args ?? undefined, traceMetaOf(this.#server))));
     }
 
     // ---- handlers (last one registered wins; they survive reconnects) ----------------------

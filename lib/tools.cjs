@@ -109,7 +109,7 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': toolName,
     ...(session?.protocolVersion ? { 'mcp.protocol.version': session.protocolVersion } : {}),
-  });
+  }, native);
   // The trace context of the caller's request (read now, in its async context); an explicit
   // `traceContext` beats the span's, and explicit `_meta` wins over both.
   const traceMeta = traceMetaOf(def) ?? op?.meta;
@@ -131,14 +131,14 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   } catch (raw) {
     const plain = fromNative(raw);
     const err = policyError(ctx, toolName, plain) ?? plain;
-    telemetry.endOperation(op, { error: plain });
+    telemetry.endOperation(op, { error: plain, raw });
     ctx.logEvent('error', `Error calling tool: ${toolName}`, { error: err?.message, toolArgs: input }, requestContext);
     throw err;
   } finally {
     if (callContexts) callContexts.delete(callId);
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
-  telemetry.endOperation(op, { toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
+  telemetry.endOperation(op, { trace: shaped.trace, toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
   if (shaped.kind === 'toolError') {
     ctx.logEvent('debug', `Tool reported an error: ${toolName}`, { error: shaped.text, toolArgs: input }, requestContext);
   }

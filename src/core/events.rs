@@ -16,6 +16,8 @@ pub enum EventKind {
     PromptListChanged,
     /// A client-side diagnostic line about this server (connects, failures).
     Diagnostic,
+    /// A session ended (`{ durationS, protocolVersion, error, httpVersion }`), for the face's session metric.
+    SessionEnded,
 }
 
 impl EventKind {
@@ -28,6 +30,7 @@ impl EventKind {
             EventKind::ToolListChanged => "toolListChanged",
             EventKind::PromptListChanged => "promptListChanged",
             EventKind::Diagnostic => "diagnostic",
+            EventKind::SessionEnded => "sessionEnded",
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod listen;
 pub mod lists;
 pub mod mcp_json;
 pub mod net;
+pub mod observe;
 mod open;
 pub mod registry;
 pub mod results;

@@ -2,6 +2,7 @@
 //! plain JSON; errors cross as JSON (`McpError::to_json`) in the error message.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
@@ -12,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
+use super::traced::{error_with_trace, lane_trace, with_trace, with_trace_text, wrapped};
 use crate::core::connection::{lane_error, RequestOptions};
 use crate::core::follow_up::needs_follow_up;
 use crate::core::transport::lane::{Lane, LaneOutcome};
@@ -19,7 +21,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use crate::core::registry::{HostPorts, ServerOutcome};
 use crate::core::results::{describe_tool as describe_tool_entry, shape_call_result, shape_call_result_text, tool_call_params};
 use crate::core::tool_cache::{self, TaskSupport};
-use crate::core::{follow_up, input, listen, lists};
+use crate::core::{follow_up, input, listen, lists, observe};
 use crate::core::{Connection, McpError, Registry};
 
 fn to_napi(e: McpError) -> Error {
@@ -68,6 +70,8 @@ pub struct NativeClient {
     pending: Arc<Mutex<HashMap<u32, PendingCall>>>,
     direct: DirectCalls,
     call_done: Arc<CallDoneFn>,
+    /// Whether results carry their operation's trace (`observe_operations`).
+    observe: Arc<AtomicBool>,
 }
 
 impl Drop for NativeClient {
@@ -87,14 +91,23 @@ impl NativeClient {
     fn server(&self, name: &str) -> Result<Arc<Connection>> {
         self.registry().get(name).map_err(to_napi)
     }
+
+    fn observing(&self) -> bool {
+        self.observe.load(Ordering::Relaxed)
+    }
 }
 
-fn outcomes_to_json<T>(outcomes: Vec<ServerOutcome<T>>, mut ok: impl FnMut(&str, T) -> Value) -> Value {
+/// Fan-out outcomes of lists (each with its trace, when traced) as JSON.
+fn outcomes_to_json(outcomes: Vec<ServerOutcome<Traced<Vec<Value>>>>) -> Value {
     let list: Vec<Value> = outcomes
         .into_iter()
-        .map(|o| match o.result {
-            Ok(v) => json!({ "server": o.server, "ok": true, "value": ok(&o.server, v), "durationMs": o.duration_ms }),
-            Err(e) => json!({ "server": o.server, "ok": false, "error": e.to_json(), "durationMs": o.duration_ms }),
+        .map(|o| {
+            let (result, trace) = o.result.unwrap_or_else(|e| (Err(e), None));
+            let entry = match result {
+                Ok(v) => json!({ "server": o.server, "ok": true, "value": Value::Array(v), "durationMs": o.duration_ms }),
+                Err(e) => json!({ "server": o.server, "ok": false, "error": e.to_json(), "durationMs": o.duration_ms }),
+            };
+            with_trace(entry, trace.as_ref())
         })
         .collect();
     Value::Array(list)
@@ -126,8 +139,9 @@ async fn tools_of(conn: Arc<Connection>, meta: Option<Value>) -> crate::core::er
     Ok(out)
 }
 
-/// Fan-out outcomes whose values are JSON text, as the JSON text of the outcome array.
-fn outcomes_to_text(outcomes: Vec<ServerOutcome<String>>) -> String {
+/// Fan-out outcomes whose values are JSON text (each with its trace, when traced), as the JSON
+/// text of the outcome array.
+fn outcomes_to_text(outcomes: Vec<ServerOutcome<Traced<String>>>) -> String {
     let mut out = String::from("[");
     for (i, o) in outcomes.into_iter().enumerate() {
         if i > 0 {
@@ -135,14 +149,22 @@ fn outcomes_to_text(outcomes: Vec<ServerOutcome<String>>) -> String {
         }
         let server = Value::String(o.server).to_string();
         let duration = json!(o.duration_ms);
-        match o.result {
-            Ok(value) => out.push_str(&format!("{{\"server\":{server},\"ok\":true,\"durationMs\":{duration},\"value\":{value}}}")),
-            Err(e) => out.push_str(&format!("{{\"server\":{server},\"ok\":false,\"durationMs\":{duration},\"error\":{}}}", e.to_json())),
-        }
+        let (result, trace) = match o.result {
+            Ok((result, trace)) => (result, trace),
+            Err(e) => (Err(e), None),
+        };
+        let entry = match result {
+            Ok(value) => format!("{{\"server\":{server},\"ok\":true,\"durationMs\":{duration},\"value\":{value}}}"),
+            Err(e) => format!("{{\"server\":{server},\"ok\":false,\"durationMs\":{duration},\"error\":{}}}", e.to_json()),
+        };
+        out.push_str(&with_trace_text(entry, trace.as_ref()));
     }
     out.push(']');
     out
 }
+
+/// An operation's result with its trace (`None` when not traced).
+type Traced<T> = (crate::core::error::Result<T>, Option<observe::Trace>);
 
 /// What a direct call was asked with, kept for its follow-up on the async path.
 struct DirectCall {
@@ -150,6 +172,8 @@ struct DirectCall {
     name: String,
     args_json: String,
     meta_json: Option<String>,
+    /// Whether its result carries its trace (`observe_operations` was asked before it started).
+    observed: bool,
 }
 
 /// Finishes a direct call whose first answer was handed over (`Connection::hand_over`) on the
@@ -176,15 +200,15 @@ async fn follow_up(
         context: Some(call_id),
         verbatim: false,
     };
-    let result = crate::core::tasks::call_tool(&conn, params, options, false).await;
+    let (result, trace) = observe::scope(call.observed, "tools/call", crate::core::tasks::call_tool(&conn, params, options, false)).await;
     // Not taken if the async path ended before sending (e.g. the tool list could not be read).
     let _ = follow_up::take_handed_over(&conn, call_id);
     if let Ok(mut p) = pending.lock() {
         p.remove(&call_id);
     }
     let done = match result {
-        Ok(result) => CallDone { id: call_id, ok: true, json: shape_call_result(&call.server, result).to_string() },
-        Err(e) => CallDone { id: call_id, ok: false, json: e.to_json().to_string() },
+        Ok(result) => CallDone { id: call_id, ok: true, json: with_trace(shape_call_result(&call.server, result), trace.as_ref()).to_string() },
+        Err(e) => CallDone { id: call_id, ok: false, json: with_trace(e.to_json(), trace.as_ref()).to_string() },
     };
     done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
 }
@@ -220,7 +244,15 @@ impl NativeClient {
             pending: Default::default(),
             direct: Default::default(),
             call_done: Arc::new(on_call_done),
+            observe: Default::default(),
         })
+    }
+
+    /// From now on, results and errors carry their operation's trace (`core::observe`): the face
+    /// asks once, when it first records a span or a metric for this client.
+    #[napi]
+    pub fn observe_operations(&self) {
+        self.observe.store(true, Ordering::Relaxed);
     }
 
     /// Configured server names, in config order.
@@ -280,17 +312,18 @@ impl NativeClient {
         #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<Value>,
     ) -> Result<String> {
         let registry = self.registry();
+        let observed = self.observing();
         let meta_of = move |name: &str| metas.as_ref().and_then(|m| m.get(name)).filter(|m| m.is_object()).cloned();
         let outcomes = match server {
             Some(name) => {
                 let conn = self.server(&name)?;
                 let started = std::time::Instant::now();
-                let result = tools_of(conn, meta_of(&name)).await;
-                vec![ServerOutcome { server: name, result, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }]
+                let result = observe::scope(observed, "tools/list", tools_of(conn, meta_of(&name))).await;
+                vec![ServerOutcome { server: name, result: Ok(result), duration_ms: started.elapsed().as_secs_f64() * 1000.0 }]
             }
             None => registry.fan_out(opt_ms(per_server_timeout_ms), |conn| {
                 let meta = meta_of(conn.name());
-                tools_of(conn, meta)
+                async move { Ok(observe::scope(observed, "tools/list", tools_of(conn, meta)).await) }
             }).await,
         };
         Ok(outcomes_to_text(outcomes))
@@ -323,11 +356,12 @@ impl NativeClient {
             "prompts" => ("prompts/list", "prompts", "prompts"),
             other => return Err(Error::new(Status::InvalidArg, format!("unknown list kind {other}"))),
         };
+        let observed = self.observing();
         let outcomes = self
             .registry()
             .fan_out(opt_ms(per_server_timeout_ms), |conn| {
                 let meta = metas.as_ref().and_then(|m| m.get(conn.name())).filter(|m| m.is_object()).cloned();
-                async move {
+                let listing = async move {
                 let live = conn.ensure_connected().await?;
                 if !crate::core::connection::server_has(&live, capability) {
                     return Ok(Vec::new());
@@ -337,10 +371,11 @@ impl NativeClient {
                     Err(e) if e.rpc_code == Some(-32601) => Ok(Vec::new()),
                     other => other,
                 }
-                }
+                };
+                async move { Ok(observe::scope(observed, method, listing).await) }
             })
             .await;
-        Ok(outcomes_to_json(outcomes, |_, v| Value::Array(v)))
+        Ok(outcomes_to_json(outcomes))
     }
 
     /// `tools/call`, shaped: `{ kind: 'toolError' | 'structured' | 'raw', ... }`.
@@ -373,14 +408,15 @@ impl NativeClient {
             context: options.call_id,
             verbatim: false,
         };
-        let result = crate::core::tasks::call_tool(&conn, params, request_options, conn.prefers_tasks()).await;
+        let call = crate::core::tasks::call_tool(&conn, params, request_options, conn.prefers_tasks());
+        let (result, trace) = observe::scope(self.observing(), "tools/call", call).await;
         if let Some(id) = options.call_id {
             if let Ok(mut pending) = self.pending.lock() {
                 pending.remove(&id);
             }
         }
-        let result = result.map_err(to_napi)?;
-        Ok(shape_call_result(&server, result).to_string())
+        let result = result.map_err(|e| error_with_trace(e, trace.as_ref()))?;
+        Ok(with_trace_text(shape_call_result(&server, result).to_string(), trace.as_ref()))
     }
 
     /// `tools/call` written straight to a connected stdio server from this thread, settled
@@ -400,7 +436,7 @@ impl NativeClient {
                 _ => {}
             }
         }
-        let call = Arc::new(DirectCall { server, name, args_json, meta_json });
+        let call = Arc::new(DirectCall { server, name, args_json, meta_json, observed: self.observing() });
         let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref())
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server)))?;
         let id = lane.reserve_id();
@@ -432,9 +468,10 @@ impl NativeClient {
                 d.remove(&call_id);
             }
             let server = &answered.server;
+            let trace = answered.observed.then(|| lane_trace(id, &outcome));
             let done = match outcome {
-                Ok(raw) => CallDone { id: call_id, ok: true, json: shape_call_result_text(server, &raw) },
-                Err(e) => CallDone { id: call_id, ok: false, json: lane_error(server, "tools/call", e).to_json().to_string() },
+                Ok(raw) => CallDone { id: call_id, ok: true, json: with_trace_text(shape_call_result_text(server, &raw), trace.as_ref()) },
+                Err(e) => CallDone { id: call_id, ok: false, json: with_trace(lane_error(server, "tools/call", e).to_json(), trace.as_ref()).to_string() },
             };
             done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
         });
@@ -479,7 +516,9 @@ impl NativeClient {
     ) -> Result<Value> {
         let conn = self.server(&server)?;
         let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
-        input::request(&conn, "resources/read", json!({ "uri": uri }), options).await.map_err(to_napi)
+        let read = input::request(&conn, "resources/read", json!({ "uri": uri }), options);
+        let (result, trace) = observe::scope(self.observing(), "resources/read", read).await;
+        Ok(wrapped(result.map_err(|e| error_with_trace(e, trace.as_ref()))?, trace))
     }
 
     #[napi]
@@ -525,13 +564,15 @@ impl NativeClient {
         }
         let meta = meta.filter(Value::is_object);
         let options = RequestOptions { meta: meta.clone(), ..RequestOptions::default() };
-        let mut result = input::request(&conn, "prompts/get", params, options).await.map_err(to_napi)?;
+        let get = input::request(&conn, "prompts/get", params, options);
+        let (result, trace) = observe::scope(self.observing(), "prompts/get", get).await;
+        let mut result = result.map_err(|e| error_with_trace(e, trace.as_ref()))?;
         if let Ok(prompts) = lists::list_all(&conn, "prompts/list", "prompts", meta.as_ref()).await {
             if let Some(p) = prompts.into_iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
                 result["prompt"] = p;
             }
         }
-        Ok(result)
+        Ok(wrapped(result, trace))
     }
 
     /// Advertise elicitation for a server on its next connect (errors once connected).
@@ -577,16 +618,23 @@ impl NativeClient {
         Ok(Value::Array(self.server(&server)?.roots()))
     }
 
-    /// Replaces a server's roots and notifies it (when connected).
-    #[napi]
-    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<()> {
-        self.server(&server)?.set_roots(roots).await.map_err(to_napi)
+    /// Replaces a server's roots and notifies it (when connected). Returns the trace (the
+    /// notification sent) once the face asked for traces, else null.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<Option<Value>> {
+        let conn = self.server(&server)?;
+        let (result, trace) = observe::scope(self.observing(), "notifications/roots/list_changed", conn.set_roots(roots)).await;
+        result.map_err(|e| error_with_trace(e, trace.as_ref()))?;
+        Ok(trace.and_then(|t| serde_json::to_value(t).ok()))
     }
 
-    /// Sends `notifications/roots/list_changed` (a no-op when not connected).
-    #[napi]
-    pub async fn send_roots_list_changed(&self, server: String) -> Result<()> {
-        self.server(&server)?.send_roots_list_changed().await.map_err(to_napi)
+    /// Sends `notifications/roots/list_changed` (a no-op when not connected); returns the trace as `set_roots`.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub async fn send_roots_list_changed(&self, server: String) -> Result<Option<Value>> {
+        let conn = self.server(&server)?;
+        let (result, trace) = observe::scope(self.observing(), "notifications/roots/list_changed", conn.send_roots_list_changed()).await;
+        result.map_err(|e| error_with_trace(e, trace.as_ref()))?;
+        Ok(trace.and_then(|t| serde_json::to_value(t).ok()))
     }
 
     /// Completes a pending OAuth authorization with the code captured at the redirect URI.

@@ -8,6 +8,7 @@ mod mcp_json;
 mod oauth;
 mod oauth_steps;
 mod tool_lock;
+mod traced;
 
 use std::sync::OnceLock;
 

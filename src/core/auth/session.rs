@@ -49,6 +49,8 @@ pub struct OAuthSession {
     refusal: StdMutex<Option<Refusal>>,
     /// One token renewal at a time: concurrent requests wait for it and use its result.
     renewing: Mutex<()>,
+    /// How many renewals got a token (an operation's trace tells a refresh under it).
+    renewals: std::sync::atomic::AtomicU64,
 }
 
 /// A request the server refused after the session was established.
@@ -137,6 +139,7 @@ impl OAuthSession {
             pending: Arc::new(StdMutex::new(None)),
             refusal: StdMutex::new(None),
             renewing: Mutex::new(()),
+            renewals: Default::default(),
         }
     }
 
@@ -201,6 +204,11 @@ impl OAuthSession {
         Some(self.renew(Some(&token), None).await.unwrap_or(token))
     }
 
+    /// How many renewals (a refresh, or the provider's own grant) got a token so far.
+    pub fn renewals(&self) -> u64 {
+        self.renewals.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The server rejected `sent`: a new token, when one can be had without the user.
     pub async fn renew_after_rejection(&self, sent: Option<&str>, challenge: Option<&str>) -> Option<String> {
         self.renew(sent, challenge).await
@@ -224,6 +232,7 @@ impl OAuthSession {
         let options = self.options(challenge, AuthOptions { no_redirect: true, ..Default::default() });
         match driver::auth(&self.net, self.provider.as_ref(), &options).await {
             Ok(AuthResult::Authorized) => {
+                self.renewals.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let tokens = self.stored_tokens().await?;
                 str_field(&tokens, "access_token").map(str::to_string)
             }

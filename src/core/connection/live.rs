@@ -44,6 +44,9 @@ pub struct Live {
     cancel_announcer: Option<Arc<CancelAnnouncer>>,
     /// Whether the session answered a request (a session that dies before is a crash).
     answered: std::sync::atomic::AtomicBool,
+    /// When the session opened, and whether its end was told (`end`).
+    opened_at: std::time::Instant,
+    ended: std::sync::atomic::AtomicBool,
 }
 
 impl Live {
@@ -72,6 +75,11 @@ impl Live {
     /// Whether the session answered a request.
     pub fn answered(&self) -> bool {
         self.answered.load(std::sync::atomic::Ordering::Relaxed) || self.lane.as_ref().is_some_and(|l| l.answered())
+    }
+
+    /// How long the session lived, in seconds, the first time it is asked; `None` after.
+    pub(super) fn end(&self) -> Option<f64> {
+        (!self.ended.swap(true, std::sync::atomic::Ordering::AcqRel)).then(|| self.opened_at.elapsed().as_secs_f64())
     }
 
     /// The session answered a request.
@@ -184,6 +192,8 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
     let live = Live {
         cancel_announcer,
         answered: Default::default(),
+        opened_at: std::time::Instant::now(),
+        ended: Default::default(),
         hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),

@@ -11,6 +11,7 @@ pub mod layer;
 mod live;
 mod restarts;
 mod send;
+mod trace;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +26,7 @@ use crate::core::config::ServerConfig;
 use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::events::{ElicitationResponder, EventSink};
 use crate::core::handler::HandlerShared;
+use crate::core::observe;
 use crate::core::open::{starts_stateless, Remote};
 use crate::core::transport::lane::Lane;
 use errors::RequestFailure;
@@ -186,6 +188,7 @@ impl Connection {
     /// Connects if needed; concurrent callers share one attempt. A session whose transport died
     /// (child exited, stream closed) is replaced by a fresh one.
     pub async fn ensure_connected(&self) -> Result<Arc<Live>> {
+        let mut started_ms = None; // when this caller started the connect (traced operations only)
         let (future, generation) = {
             let mut state = self.state.lock().await;
             match &*state {
@@ -193,6 +196,7 @@ impl Connection {
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
                 State::Ready(_) | State::Idle => {
                     if let State::Ready(dead) = &*state {
+                        self.session_ended(dead, Some("TRANSPORT_CLOSED"));
                         // A session that answered nothing is a crash; one that served requests
                         // (a server killed or redeployed) clears the count.
                         let crashed = if dead.answered() { self.deaths.clear(); Ok(()) } else { self.deaths.died() };
@@ -211,7 +215,9 @@ impl Connection {
                             ));
                         }
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
+                        observe::note_event("mcp.client.reconnect", || observe::reason("the transport closed"));
                     }
+                    started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
                     let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone())
                     .boxed()
@@ -222,6 +228,9 @@ impl Connection {
             }
         };
         let outcome = future.await;
+        if let Some(start_ms) = started_ms {
+            self.note_connect(start_ms, &outcome);
+        }
         let mut state = self.state.lock().await;
         let current = self.generation.load(Ordering::SeqCst) == generation;
         match outcome {
@@ -284,6 +293,7 @@ impl Connection {
         for layer in &self.layers {
             layer.closing(live);
         }
+        self.session_ended(live, None);
         live.close_service().await;
     }
 
@@ -329,6 +339,7 @@ impl Connection {
             }
             Err(RequestFailure::NotSent(e)) => {
                 self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
+                observe::note_event("mcp.client.retry", || observe::reason(e.message.clone()));
                 self.reconnect().await?;
                 self.send_once(method, params, &options).await.map_err(RequestFailure::into_error)
             }
@@ -381,7 +392,10 @@ impl Connection {
         };
         let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
             .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
-        live.peer.send_notification(note).await.map_err(|e| {
+        let start_ms = observe::now_ms();
+        let sent = live.peer.send_notification(note).await;
+        observe::note_notification("notifications/roots/list_changed", start_ms, sent.as_ref().err().map(ToString::to_string));
+        sent.map_err(|e| {
             McpError::new(
                 ErrorKind::Disconnected,
                 self.name(),

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::errors::{cancel_reason, lane_error, service_error, RequestFailure};
 use super::{Connection, RequestOptions};
 use crate::core::error::{ErrorKind, McpError};
+use crate::core::observe;
 use crate::core::transport::envelope::LOG_LEVEL_KEY;
 use crate::core::transport::lane::{Lane, LaneError};
 use crate::core::transport::observed::WantsProgress;
@@ -21,6 +22,7 @@ impl Connection {
     pub(super) async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
         let name = self.name();
+        let watch = self.watch(&live);
         if let Some(lane) = live.lane.clone() {
             let answer = self.send_on_lane(&lane, method, params, options).await;
             if answer.is_ok() {
@@ -70,6 +72,7 @@ impl Connection {
             .await
             .map_err(|e| RequestFailure::NotSent(service_error(name, method, timeout_ms, e)))?;
         let request_id = handle.id.clone();
+        observe::note_sent(method, || request_id.to_string());
         let alias_key = wanted_progress.as_ref().map(|token| {
             let key = serde_json::to_value(&handle.progress_token).unwrap_or(Value::Null).to_string();
             if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
@@ -84,11 +87,16 @@ impl Connection {
                 let reason = cancel_reason(options);
                 let note = json!({ "method": "notifications/cancelled", "params": { "requestId": request_id, "reason": reason } });
                 if let Ok(note) = serde_json::from_value::<ClientNotification>(note) {
-                    let _ = live.peer.send_notification(note).await;
+                    let start_ms = observe::now_ms();
+                    let sent = live.peer.send_notification(note).await;
+                    observe::note_notification("notifications/cancelled", start_ms, sent.err().map(|e| e.to_string()));
                 }
                 Err(McpError::new(ErrorKind::Aborted, name, reason))
             }
         };
+        if let Some(watch) = watch {
+            self.watched(&live, watch);
+        }
         if let Some(key) = alias_key {
             // Progress precedes the response on the wire and is routed as it arrives (see
             // `transport::observed`), so the alias is no longer needed once the response is in.
@@ -111,6 +119,7 @@ impl Connection {
         let meta_json = meta.map(Value::to_string);
         let (tx, rx) = tokio::sync::oneshot::channel();
         let id = lane.reserve_id();
+        observe::note_sent(method, || format!("n{id}"));
         lane.send_with_meta(id, method, &params.to_string(), meta_json.as_deref(), timeout_ms, Box::new(move |outcome| {
             let _ = tx.send(outcome);
         }))
@@ -120,10 +129,17 @@ impl Connection {
             r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: "the connection was closed".into() })),
             _ = cancel.cancelled() => {
                 let reason = cancel_reason(options);
-                lane.cancel(id, &reason);
+                let start_ms = observe::now_ms();
+                if lane.cancel(id, &reason) {
+                    observe::note_notification("notifications/cancelled", start_ms, None);
+                }
                 Err(LaneError::Cancelled { reason })
             }
         };
+        if matches!(outcome, Err(LaneError::Timeout { .. })) {
+            // The lane told the server when it timed the request out.
+            observe::note_notification("notifications/cancelled", observe::now_ms(), None);
+        }
         outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
     }
 }

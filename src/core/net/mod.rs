@@ -142,6 +142,10 @@ pub trait HttpBackend: Send + Sync + 'static {
     /// Whether the backend follows redirects itself (a JS `fetch` does; our reqwest does not,
     /// so that every hop goes through the host policy before it is sent).
     fn follows_redirects(&self) -> bool;
+    /// The HTTP version this backend speaks (`network.protocol.version`), when it is known.
+    fn protocol_version(&self) -> Option<&'static str> {
+        None
+    }
     /// Closes what the backend keeps open between requests (pooled connections). Called when a
     /// server is disconnected; the backend stays usable.
     fn release(&self) {}

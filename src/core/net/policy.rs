@@ -92,6 +92,11 @@ impl NetClient {
         NetClient { backend, policy, default_headers: Arc::new(default_headers) }
     }
 
+    /// The HTTP version its backend speaks, when known (`network.protocol.version`).
+    pub fn protocol_version(&self) -> Option<&'static str> {
+        self.backend.protocol_version()
+    }
+
     /// A copy that also sends `name: value` on every request.
     pub fn with_header(&self, name: &str, value: String) -> NetClient {
         let mut headers: Vec<(String, String)> =

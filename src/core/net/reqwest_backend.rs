@@ -129,6 +129,11 @@ impl HttpBackend for ReqwestBackend {
         false
     }
 
+    /// Built without reqwest's `http2` feature: every exchange is HTTP/1.1.
+    fn protocol_version(&self) -> Option<&'static str> {
+        Some("1.1")
+    }
+
     fn own_pool(&self) -> Option<super::SharedBackend> {
         self.own.is_none().then(|| std::sync::Arc::new(ReqwestBackend::own()) as super::SharedBackend)
     }

@@ -16,6 +16,7 @@ use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::error::{ErrorKind, McpError, Result};
 use super::era::{self, handshake_first::HandshakeFirst, known::{Endpoint, Remembered, ReuseDiscover}, probe_window::ProbeWindow, Start};
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
+use super::observe;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::{NetClient, NetError};
@@ -91,6 +92,7 @@ async fn open_any(
             match open_stdio(&name, &spec, handler.clone(), shared.clone(), request_timeout_ms, &budget).await {
                 Err(first) if era::learned(&before, &shared) => {
                     shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
+                    observe::note_event("mcp.client.era_fallback", || observe::reason(first.message.clone()));
                     let retried = open_stdio(&name, &spec, handler, shared.clone(), request_timeout_ms, &budget).await;
                     if retried.is_err() {
                         era::forget(&shared);
@@ -108,7 +110,10 @@ async fn open_any(
             // connect is tried once more with them.
             if let (Err(Failure { auth: Some(challenge), .. }), Some(session)) = (&result, &oauth) {
                 match session.authorize_without_browser(challenge.as_deref()).await {
-                    Ok(true) => result = open_http(&name, &spec, handler, request_timeout_ms, remote).await,
+                    Ok(true) => {
+                        observe::note_event("mcp.client.oauth.token", || observe::reason("tokens obtained without a browser; connecting again"));
+                        result = open_http(&name, &spec, handler, request_timeout_ms, remote).await;
+                    }
                     Ok(false) => {}
                     Err(BeginError::Policy { id, message }) => return Err(McpError::new(ErrorKind::Policy(id), &name, message).in_connect()),
                     Err(BeginError::Failed(e)) => return Err(McpError::new(ErrorKind::AuthFailed, &name, e).in_connect()),
@@ -197,6 +202,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         }
         if era::learned(&before, &handler.shared) {
             handler.shared.diagnostic("debug", format!("Protocol start failed ({}); starting again", first.error.message));
+            observe::note_event("mcp.client.era_fallback", || observe::reason(first.error.message.clone()));
             attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &listener, &budget).await?;
             if attempt.is_err() {
                 era::forget(&handler.shared);
@@ -212,6 +218,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
                 "debug",
                 format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
             );
+            observe::note_event("mcp.client.transport_fallback", || observe::reason(first.error.message.clone()));
             if budget.remaining_ms() == 0 {
                 let sse = McpError::new(
                     ErrorKind::Timeout,
