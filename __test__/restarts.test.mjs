@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { MCPClient } from '../index.mjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
+import { startSseLedgerServer } from './fixtures/sse-ledger-server.mjs';
 import { nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
 
 const cleanup = [];
@@ -48,6 +49,43 @@ test('a call that outlives its timeout while the server is down fails saying it 
   });
   // It fails, not hangs: a generous multiple of its timeout (how close to it is the benchmark's business).
   assert.ok(Date.now() - started < timeout * 10, 'bounded by the call timeout');
+});
+
+test('SSE: calls whose POST is refused before the client sees its stream end wait, and run once on a new session', async () => {
+  const server = await startSseLedgerServer();
+  cleanup.push(() => server.stop());
+  const c = new MCPClient({ id: 'restart-sse-refused', servers: { s: { url: new URL(server.url), timeout: 8000 } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'echo:before');
+  // The server stops accepting connections; its event stream stays open, so the session looks alive.
+  await server.stopAccepting();
+  const calls = Array.from({ length: 4 }, (_, i) => echo.execute({ message: `during${i}` }).then((r) => r.content[0].text, (e) => `failed: ${e.message}`));
+  // Their POSTs were refused: never sent. The session is given up (its stream closed by the client)
+  // and the calls wait for the server.
+  await waitFor(() => server.state.streamsClosed === 1, { message: 'the client gave up the old session' });
+  await server.listenAgain();
+  assert.deepEqual((await Promise.all(calls)).sort(), ['echo:during0', 'echo:during1', 'echo:during2', 'echo:during3']);
+  assert.deepEqual(server.state.calls.filter((m) => m.startsWith('during')).sort(), ['during0', 'during1', 'during2', 'during3'], 'each ran once');
+  assert.equal(server.state.sessions, 2, 'one new session for every waiting call');
+});
+
+test('SSE: a call that outlives its timeout while the server is down fails saying it was never sent', async () => {
+  const server = await startSseLedgerServer();
+  cleanup.push(() => server.stop());
+  const timeout = 1200;
+  const c = new MCPClient({ id: 'restart-sse-gone', servers: { s: { url: new URL(server.url), timeout } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  await server.stopAccepting();
+  const started = Date.now();
+  await assert.rejects(echo.execute({ message: 'lost' }), (e) => {
+    assert.match(e.message, /not sent: the server was unreachable for \d+ ms/);
+    assert.match(e.message, /server s/);
+    return true;
+  });
+  assert.ok(Date.now() - started < timeout * 10, 'bounded by the call timeout');
+  assert.deepEqual(server.state.calls, [], 'nothing ran');
 });
 
 /** A stdio server whose `work` tool writes its call to a ledger, then takes `ms` to answer; `crash` exits at once. */
@@ -120,7 +158,11 @@ test('a stdio server that keeps crashing is not started again forever; the error
 });
 
 // Every request kind rides through a restart, over Streamable HTTP and the legacy SSE transport.
-for (const mode of ['streamableHttp']) {
+// Over SSE the server's death ends the event stream, and calls made just before the client sees it
+// end are either dropped unsent by rmcp's loop or have their POST refused: both were never sent.
+// The calls are settled, never left rejected while the server restarts (an early rejection once
+// ended the test while its body went on to start a server nobody stopped, and the run hung).
+for (const mode of ['streamableHttp', 'sse']) {
   test(`${mode}: lists, resource reads and prompts wait for a restarted server and are sent once it is back`, async () => {
     let ev = await startEverythingHttp(mode);
     cleanup.push(() => ev.stop());
@@ -132,15 +174,18 @@ for (const mode of ['streamableHttp']) {
     assert.ok(resource && prompt, 'the server has a text resource and a prompt without required arguments');
     const port = ev.port;
     await ev.stop();
-    const waiting = Promise.all([
+    const waiting = Promise.allSettled([
       c.listTools(),
       c.resources.list(),
       c.resources.read('ev', resource.uri),
       c.prompts.get({ serverName: 'ev', name: prompt.name }),
     ]);
+    // The server stays down a while (an outage, not a synchronisation: nothing can answer meanwhile).
     await new Promise((r) => setTimeout(r, 600));
     ev = await startEverythingHttp(mode, { port });
-    const [tools, resources, read, got] = await waiting;
+    const settled = await waiting;
+    assert.deepEqual(settled.filter((s) => s.status === 'rejected').map((s) => s.reason?.message), [], 'every waiting call succeeded');
+    const [tools, resources, read, got] = settled.map((s) => s.value);
     assert.ok(Object.keys(tools).some((name) => name.startsWith('ev_')), 'tools listed from the restarted server');
     assert.ok(resources.ev.some((r) => r.uri === resource.uri), 'resources listed from the restarted server');
     assert.equal(read.contents[0].uri, resource.uri);

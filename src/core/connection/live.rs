@@ -44,6 +44,10 @@ pub struct Live {
     cancel_announcer: Option<Arc<CancelAnnouncer>>,
     /// Whether the session answered a request (a session that dies before is a crash).
     answered: std::sync::atomic::AtomicBool,
+    /// A legacy SSE session: its requests say whether their POST went out (`transport::posted`).
+    pub(super) sse: bool,
+    /// A request found the session unusable before it could be sent: the next connect replaces it.
+    retired: std::sync::atomic::AtomicBool,
 }
 
 impl Live {
@@ -116,7 +120,13 @@ impl Live {
     }
 
     pub(super) fn is_closed(&self) -> bool {
-        self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
+        self.retired.load(std::sync::atomic::Ordering::SeqCst) || self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
+    }
+
+    /// A request could not be sent on this session: the next `ensure_connected` opens another.
+    /// Whether this call retired it (false when it already was).
+    pub(super) fn retire(&self) -> bool {
+        !self.retired.swap(true, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Closes rmcp's service (bounded). The layers' `closing` hooks run first (see `Connection::close_live`).
@@ -184,6 +194,8 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
     let live = Live {
         cancel_announcer,
         answered: Default::default(),
+        sse: opened.sse,
+        retired: Default::default(),
         hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),

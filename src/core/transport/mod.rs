@@ -11,6 +11,7 @@ pub mod streamable;
 pub mod listener;
 pub mod reachability;
 pub mod sse;
+pub mod posted;
 pub mod observed;
 pub mod envelope;
 pub mod lane;
