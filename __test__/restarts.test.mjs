@@ -7,7 +7,9 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { MCPClient } from '../index.mjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
 import { startSseLedgerServer } from './fixtures/sse-ledger-server.mjs';
-import { nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
+import { fixturePath, nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
+import { startPythonHttp } from './fixtures/python-http.mjs';
+import { pythonWithMcp } from '../scripts/python-venv.mjs';
 
 const cleanup = [];
 after(async () => {
@@ -33,6 +35,51 @@ test('an HTTP server restarted on its port while calls wait: they are sent once 
   assert.equal(server.state.calls.length, 6, 'the restarted server ran each waiting call once');
   assert.ok(server.state.initializes <= 2, `one new session, not one per call (${server.state.initializes})`);
 });
+
+// The same in the 2026-07-28 era: no session to lose, every request stateless. Pinned on the
+// official Python SDK's server (2.3, dual-era); learned ('auto') on a 2026-07-28-only server.
+const eraServers = {
+  'the Python SDK (pinned 2026-07-28)': {
+    start: async (ledger, port) => {
+      const s = await startPythonHttp(pythonWithMcp(), fixturePath('python/server.py'), { port, env: { MCP_FIXTURE_LEDGER: ledger } });
+      return { ...s, text: (m) => `Echo: ${m}`, definition: { protocolVersion: '2026-07-28' } };
+    },
+  },
+  'a 2026-07-28-only server (learned)': {
+    start: async (ledger, port) => {
+      const s = await startPerUserServer({ modern: 'only', port, ledger });
+      return { ...s, port: Number(new URL(s.url).port), text: (m) => `restart:${m}`, definition: { requestInit: { headers: token } } };
+    },
+  },
+};
+/** What a tool call said: its text, or a structured `result` (the Python SDK's string results). */
+const said = (r) => r?.content?.[0]?.text ?? r?.result ?? JSON.stringify(r);
+for (const [label, { start }] of Object.entries(eraServers)) {
+  test(`2026-07-28, ${label}: calls waiting while the server restarts on its port are sent once it is back, and run once`, async () => {
+    const ledger = tmpFile('ledger');
+    writeFileSync(ledger, '');
+    let server = await start(ledger);
+    cleanup.push(() => server.stop());
+    const timeout = 20000;
+    const c = new MCPClient({ id: `restart-2026-${label}`, servers: { s: { url: new URL(server.url), timeout, ...server.definition } } });
+    cleanup.push(() => c.disconnect());
+    const echo = (await c.listToolsets()).s.echo;
+    assert.equal(said(await echo.execute({ message: 'before' })), server.text('before'));
+    assert.deepEqual(c.getServerProtocolVersions(), { s: '2026-07-28' }, 'the session is in the 2026-07-28 era');
+    const { port, text } = server;
+    await server.stop();
+    const calls = Promise.allSettled(Array.from({ length: 6 }, (_, i) => echo.execute({ message: `during${i}` })));
+    // The server stays down a while (an outage, not a synchronisation: nothing can answer meanwhile).
+    await new Promise((r) => setTimeout(r, 600));
+    server = await start(ledger, port);
+    const settled = await calls;
+    assert.deepEqual(settled.filter((s) => s.status === 'rejected').map((s) => s.reason?.message), [], 'every waiting call succeeded');
+    assert.deepEqual(settled.map((s) => said(s.value)).sort(), Array.from({ length: 6 }, (_, i) => text(`during${i}`)));
+    const ran = ledgerLines(ledger);
+    assert.deepEqual(ran.filter((l) => l.startsWith('during')).sort(), Array.from({ length: 6 }, (_, i) => `during${i}`), `each ran once: ${ran.join(', ')}`);
+    assert.deepEqual(c.getServerProtocolVersions(), { s: '2026-07-28' }, 'still in the 2026-07-28 era');
+  });
+}
 
 test('a call that outlives its timeout while the server is down fails saying it was never sent', async () => {
   const server = await startPerUserServer();
