@@ -16,7 +16,12 @@ after(async () => {
   for (const f of cleanup.reverse()) await f();
 });
 
-const token = { Authorization: 'Bearer restart-token' };
+// No keep-alive: a call made the instant a server stops could otherwise go out on a pooled
+// connection the server has just closed, which the client cannot tell from a call that reached
+// it ("may have run", never sent again). These tests are about calls for which no connection
+// could be opened; every call here opens its own.
+const noKeepAlive = { connection: 'close' };
+const token = { Authorization: 'Bearer restart-token', ...noKeepAlive };
 
 test('an HTTP server restarted on its port while calls wait: they are sent once it is back, and run once', async () => {
   let server = await startPerUserServer();
@@ -42,7 +47,7 @@ const eraServers = {
   'the Python SDK (pinned 2026-07-28)': {
     start: async (ledger, port) => {
       const s = await startPythonHttp(pythonWithMcp(), fixturePath('python/server.py'), { port, env: { MCP_FIXTURE_LEDGER: ledger } });
-      return { ...s, text: (m) => `Echo: ${m}`, definition: { protocolVersion: '2026-07-28' } };
+      return { ...s, text: (m) => `Echo: ${m}`, definition: { protocolVersion: '2026-07-28', requestInit: { headers: noKeepAlive } } };
     },
   },
   'a 2026-07-28-only server (learned)': {
@@ -213,7 +218,7 @@ for (const mode of ['streamableHttp', 'sse']) {
   test(`${mode}: lists, resource reads and prompts wait for a restarted server and are sent once it is back`, async () => {
     let ev = await startEverythingHttp(mode);
     cleanup.push(() => ev.stop());
-    const c = new MCPClient({ id: `restart-kinds-${mode}`, servers: { ev: { url: new URL(ev.url), timeout: 15000 } } });
+    const c = new MCPClient({ id: `restart-kinds-${mode}`, servers: { ev: { url: new URL(ev.url), timeout: 15000, requestInit: { headers: noKeepAlive } } } });
     cleanup.push(() => c.disconnect());
     const listed = (await c.resources.list()).ev;
     const resource = listed.find((r) => r.mimeType === 'text/plain') ?? listed[0];
