@@ -4,7 +4,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent as UndiciAgent } from 'undici';
 import { MCPClient } from '../index.mjs';
+import { neverConnected } from '../lib/fetch-bridge.cjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
 import { startSseLedgerServer } from './fixtures/sse-ledger-server.mjs';
 import { fixturePath, nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
@@ -83,6 +85,47 @@ for (const [label, { start }] of Object.entries(eraServers)) {
     const ran = ledgerLines(ledger);
     assert.deepEqual(ran.filter((l) => l.startsWith('during')).sort(), Array.from({ length: 6 }, (_, i) => `during${i}`), `each ran once: ${ran.join(', ')}`);
     assert.deepEqual(c.getServerProtocolVersions(), { s: '2026-07-28' }, 'still in the 2026-07-28 era');
+  });
+}
+
+test('a fetch failure counts as never sent only when its cause says no connection was opened', () => {
+  const failed = (cause) => Object.assign(new TypeError('fetch failed'), { cause });
+  const code = (c) => Object.assign(new Error(c), { code: c });
+  assert.equal(neverConnected(failed(code('ECONNREFUSED'))), 'ECONNREFUSED');
+  assert.equal(neverConnected(failed(code('ENOTFOUND'))), 'ENOTFOUND');
+  assert.equal(neverConnected(failed(new AggregateError([code('ECONNREFUSED'), code('EHOSTUNREACH')]))), 'ECONNREFUSED');
+  assert.equal(neverConnected(failed(new AggregateError([code('ECONNREFUSED'), code('ECONNRESET')]))), undefined, 'one attempt may have connected');
+  assert.equal(neverConnected(failed(code('ECONNRESET'))), undefined, 'a reset connection may have carried the request');
+  assert.equal(neverConnected(failed(code('UND_ERR_SOCKET'))), undefined);
+  assert.equal(neverConnected(new Error('fetch boom')), undefined);
+});
+
+// Through the JS fetch backend (a custom `fetch`, or `requestInit.dispatcher`, an undici Agent): its
+// refused connections (`err.cause.code` ECONNREFUSED) tell the core the calls never left.
+const jsFetchBackends = {
+  'a custom fetch': (counted) => ({ fetch: (url, init) => (counted.n++, fetch(url, init)), requestInit: { headers: token } }),
+  'requestInit.dispatcher': () => ({ requestInit: { headers: token, dispatcher: new UndiciAgent() } }),
+};
+for (const [label, definition] of Object.entries(jsFetchBackends)) {
+  test(`${label}: calls waiting while the server restarts are sent once it is back (its ECONNREFUSED says they never left)`, async () => {
+    let server = await startPerUserServer();
+    const port = Number(new URL(server.url).port);
+    const counted = { n: 0 };
+    const c = new MCPClient({ id: `restart-${label}`, servers: { s: { url: new URL(server.url), timeout: 8000, ...definition(counted) } } });
+    cleanup.push(() => c.disconnect());
+    const echo = (await c.listToolsets()).s.echo;
+    assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'restart:before');
+    await server.stop();
+    const calls = Promise.allSettled(Array.from({ length: 4 }, (_, i) => echo.execute({ message: `during${i}` })));
+    // The server stays down a while (an outage, not a synchronisation: nothing can answer meanwhile).
+    await new Promise((r) => setTimeout(r, 600));
+    server = await startPerUserServer({ port });
+    cleanup.push(() => server.stop());
+    const settled = await calls;
+    assert.deepEqual(settled.filter((s) => s.status === 'rejected').map((s) => s.reason?.message), [], 'every waiting call succeeded');
+    assert.deepEqual(settled.map((s) => s.value.content[0].text).sort(), Array.from({ length: 4 }, (_, i) => `restart:during${i}`));
+    assert.equal(server.state.calls.length, 4, 'the restarted server ran each waiting call once');
+    if (label === 'a custom fetch') assert.ok(counted.n > 0, 'through the custom fetch');
   });
 }
 
