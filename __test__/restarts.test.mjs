@@ -149,20 +149,35 @@ test('a call that outlives its timeout while the server is down fails saying it 
 test('SSE: calls whose POST is refused before the client sees its stream end wait, and run once on a new session', async () => {
   const server = await startSseLedgerServer();
   cleanup.push(() => server.stop());
-  const c = new MCPClient({ id: 'restart-sse-refused', servers: { s: { url: new URL(server.url), timeout: 8000 } } });
+  const logged = [];
+  const c = new MCPClient({ id: 'restart-sse-refused', servers: { s: { url: new URL(server.url), timeout: 8000, log: (m) => logged.push(JSON.stringify(m)) } } });
   cleanup.push(() => c.disconnect());
   const echo = (await c.listToolsets()).s.echo;
   assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'echo:before');
   // The server stops accepting connections; its event stream stays open, so the session looks alive.
   await server.stopAccepting();
   const calls = Array.from({ length: 4 }, (_, i) => echo.execute({ message: `during${i}` }).then((r) => r.content[0].text, (e) => `failed: ${e.message}`));
-  // Their POSTs were refused: never sent. The session is given up (its stream closed by the client)
-  // and the calls wait for the server.
-  await waitFor(() => server.state.streamsClosed === 1, { message: 'the client gave up the old session' });
+  // Their POSTs are refused: never sent. The first to find the server gone says so (a diagnostic) and
+  // gives up the session; the calls wait for the server.
+  await waitFor(() => logged.some((m) => m.includes('was not sent')), { message: 'a call found the server gone' });
   await server.listenAgain();
   assert.deepEqual((await Promise.all(calls)).sort(), ['echo:during0', 'echo:during1', 'echo:during2', 'echo:during3']);
   assert.deepEqual(server.state.calls.filter((m) => m.startsWith('during')).sort(), ['during0', 'during1', 'during2', 'during3'], 'each ran once');
   assert.equal(server.state.sessions, 2, 'one new session for every waiting call');
+});
+
+test('SSE: calls a restarted server answers 404 (it does not know the session) before the client saw its stream end run once on a new session', async () => {
+  const server = await startSseLedgerServer();
+  cleanup.push(() => server.stop());
+  const c = new MCPClient({ id: 'restart-sse-404', servers: { s: { url: new URL(server.url), timeout: 8000 } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'echo:before');
+  server.forgetSessions();
+  const results = await Promise.all(Array.from({ length: 4 }, (_, i) => echo.execute({ message: `again${i}` }).then((r) => r.content[0].text, (e) => `failed: ${e.message}`)));
+  assert.deepEqual(results.sort(), ['echo:again0', 'echo:again1', 'echo:again2', 'echo:again3']);
+  assert.deepEqual(server.state.calls.filter((m) => m.startsWith('again')).sort(), ['again0', 'again1', 'again2', 'again3'], 'each ran once');
+  assert.equal(server.state.sessions, 2, 'one new session for every refused call');
 });
 
 test('SSE: a call that outlives its timeout while the server is down fails saying it was never sent', async () => {

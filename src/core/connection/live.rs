@@ -120,7 +120,12 @@ impl Live {
     }
 
     pub(super) fn is_closed(&self) -> bool {
-        self.retired.load(std::sync::atomic::Ordering::SeqCst) || self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
+        self.retired.load(std::sync::atomic::Ordering::SeqCst) || self.transport_gone()
+    }
+
+    /// Whether the transport itself has ended (the server went away), retired or not.
+    pub(super) fn transport_gone(&self) -> bool {
+        self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
     }
 
     /// A request could not be sent on this session: the next `ensure_connected` opens another.

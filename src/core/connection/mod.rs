@@ -331,7 +331,7 @@ impl Connection {
                 }
                 Err(e)
             }
-            Err(RequestFailure::NotSent(e)) => self.send_unsent_again(&live, deadline, method, params, &options, e).await,
+            Err(RequestFailure::NotSent(e)) => self.send_unsent_again(live, deadline, method, params, &options, e).await,
             Err(RequestFailure::Failed(e)) => Err(e),
         }
     }

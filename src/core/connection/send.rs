@@ -23,15 +23,20 @@ impl Connection {
     /// Sends again a request that provably never reached the server (`first` says why it was not
     /// sent), within what is left of its own timeout (`deadline`): the session it found unusable
     /// is replaced once for every request that found it so (they share the next connect, which
-    /// waits for a restarting server), and the request goes out once on the new session.
-    pub(super) async fn send_unsent_again(&self, dead: &Arc<Live>, deadline: Instant, method: &str, params: Value, options: &RequestOptions, first: McpError) -> Result<String> {
+    /// waits for a restarting server), and the request goes out once on the new session. It lets
+    /// go of the old session before it waits.
+    pub(super) async fn send_unsent_again(&self, dead: Arc<Live>, deadline: Instant, method: &str, params: Value, options: &RequestOptions, first: McpError) -> Result<String> {
         let name = self.name();
         self.shared.diagnostic("info", format!("{method} was not sent ({}); sending it on a new session", first.message));
         let since = Instant::now();
-        if dead.retire() {
-            // Bounded like any close; cut short at the request's deadline (dropping it ends the session).
-            let _ = tokio::time::timeout_at(deadline, self.close_live(dead)).await;
+        // A session whose transport ended is closed now (bounded, and cut short at the deadline:
+        // dropping it ends it too). One still open (its server refused a POST, or answered that it
+        // does not know the session) may carry other requests whose answers are on their way: it
+        // is only retired, and ends when the last of them lets go of it.
+        if dead.retire() && dead.transport_gone() {
+            let _ = tokio::time::timeout_at(deadline, self.close_live(&dead)).await;
         }
+        drop(dead);
         let live = match tokio::time::timeout_at(deadline, self.ensure_connected()).await {
             Ok(Ok(live)) => live,
             // The new session could not be opened: the request still never left.

@@ -25,7 +25,8 @@ impl Posted {
         self.0.store(STARTED, Ordering::SeqCst);
     }
 
-    /// No connection could be opened for the POST: it never reached the server.
+    /// No connection could be opened for the POST, or the endpoint answered 404 (it does not know
+    /// the session: a restarted server): the request was not run.
     pub fn refused(&self) {
         self.0.store(REFUSED, Ordering::SeqCst);
     }

@@ -119,6 +119,10 @@ impl Transport<RoleClient> for SseTransport {
                 Ok(())
             } else {
                 let status = response.status;
+                // The endpoint does not know the session (a restarted server): nothing was run.
+                if let (404, Some(posted)) = (status, &posted) {
+                    posted.refused();
+                }
                 Err(NetError::Status { status, body: response.preview().await })
             }
         }
