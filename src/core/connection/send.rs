@@ -124,7 +124,7 @@ impl Connection {
         });
         let cancel = options.cancel.clone().unwrap_or_default();
         let outcome = tokio::select! {
-            r = handle.await_response() => r.map_err(|e| sse_failure(posted.as_ref(), name, method, timeout_ms, e)),
+            r = handle.await_response() => r.map_err(|e| failure_of(posted.as_ref(), name, method, timeout_ms, e)),
             _ = cancel.cancelled() => {
                 let reason = cancel_reason(options);
                 let note = json!({ "method": "notifications/cancelled", "params": { "requestId": request_id, "reason": reason } });
@@ -173,9 +173,10 @@ impl Connection {
     }
 }
 
-/// A failed request of a session whose requests carry a `Posted` cell (legacy SSE): one never
-/// posted, or whose POST found no server, did not reach it; one posted may have run.
-fn sse_failure(posted: Option<&Posted>, name: &str, method: &str, timeout_ms: u64, e: ServiceError) -> RequestFailure {
+/// Why a request sent through rmcp failed. On a session whose requests carry a `Posted` cell
+/// (legacy SSE), one never posted, or whose POST found no server, did not reach it; one posted
+/// may have run.
+fn failure_of(posted: Option<&Posted>, name: &str, method: &str, timeout_ms: u64, e: ServiceError) -> RequestFailure {
     let lost = matches!(e, ServiceError::TransportClosed | ServiceError::TransportSend(_));
     match posted {
         Some(posted) if lost && posted.never_reached_server() => RequestFailure::NotSent(service_error(name, method, timeout_ms, e)),
