@@ -4,16 +4,26 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent as UndiciAgent } from 'undici';
 import { MCPClient } from '../index.mjs';
+import { neverConnected } from '../lib/fetch-bridge.cjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
-import { nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
+import { startSseLedgerServer } from './fixtures/sse-ledger-server.mjs';
+import { fixturePath, nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
+import { startPythonHttp } from './fixtures/python-http.mjs';
+import { pythonWithMcp } from '../scripts/python-venv.mjs';
 
 const cleanup = [];
 after(async () => {
   for (const f of cleanup.reverse()) await f();
 });
 
-const token = { Authorization: 'Bearer restart-token' };
+// No keep-alive: a call made the instant a server stops could otherwise go out on a pooled
+// connection the server has just closed, which the client cannot tell from a call that reached
+// it ("may have run", never sent again). These tests are about calls for which no connection
+// could be opened; every call here opens its own.
+const noKeepAlive = { connection: 'close' };
+const token = { Authorization: 'Bearer restart-token', ...noKeepAlive };
 
 test('an HTTP server restarted on its port while calls wait: they are sent once it is back, and run once', async () => {
   let server = await startPerUserServer();
@@ -33,6 +43,92 @@ test('an HTTP server restarted on its port while calls wait: they are sent once 
   assert.ok(server.state.initializes <= 2, `one new session, not one per call (${server.state.initializes})`);
 });
 
+// The same in the 2026-07-28 era: no session to lose, every request stateless. Pinned on the
+// official Python SDK's server (2.3, dual-era); learned ('auto') on a 2026-07-28-only server.
+const eraServers = {
+  'the Python SDK (pinned 2026-07-28)': {
+    start: async (ledger, port) => {
+      const s = await startPythonHttp(pythonWithMcp(), fixturePath('python/server.py'), { port, env: { MCP_FIXTURE_LEDGER: ledger } });
+      return { ...s, text: (m) => `Echo: ${m}`, definition: { protocolVersion: '2026-07-28', requestInit: { headers: noKeepAlive } } };
+    },
+  },
+  'a 2026-07-28-only server (learned)': {
+    start: async (ledger, port) => {
+      const s = await startPerUserServer({ modern: 'only', port, ledger });
+      return { ...s, port: Number(new URL(s.url).port), text: (m) => `restart:${m}`, definition: { requestInit: { headers: token } } };
+    },
+  },
+};
+/** What a tool call said: its text, or a structured `result` (the Python SDK's string results). */
+const said = (r) => r?.content?.[0]?.text ?? r?.result ?? JSON.stringify(r);
+for (const [label, { start }] of Object.entries(eraServers)) {
+  test(`2026-07-28, ${label}: calls waiting while the server restarts on its port are sent once it is back, and run once`, async () => {
+    const ledger = tmpFile('ledger');
+    writeFileSync(ledger, '');
+    let server = await start(ledger);
+    cleanup.push(() => server.stop());
+    const timeout = 20000;
+    const c = new MCPClient({ id: `restart-2026-${label}`, servers: { s: { url: new URL(server.url), timeout, ...server.definition } } });
+    cleanup.push(() => c.disconnect());
+    const echo = (await c.listToolsets()).s.echo;
+    assert.equal(said(await echo.execute({ message: 'before' })), server.text('before'));
+    assert.deepEqual(c.getServerProtocolVersions(), { s: '2026-07-28' }, 'the session is in the 2026-07-28 era');
+    const { port, text } = server;
+    await server.stop();
+    const calls = Promise.allSettled(Array.from({ length: 6 }, (_, i) => echo.execute({ message: `during${i}` })));
+    // The server stays down a while (an outage, not a synchronisation: nothing can answer meanwhile).
+    await new Promise((r) => setTimeout(r, 600));
+    server = await start(ledger, port);
+    const settled = await calls;
+    assert.deepEqual(settled.filter((s) => s.status === 'rejected').map((s) => s.reason?.message), [], 'every waiting call succeeded');
+    assert.deepEqual(settled.map((s) => said(s.value)).sort(), Array.from({ length: 6 }, (_, i) => text(`during${i}`)));
+    const ran = ledgerLines(ledger);
+    assert.deepEqual(ran.filter((l) => l.startsWith('during')).sort(), Array.from({ length: 6 }, (_, i) => `during${i}`), `each ran once: ${ran.join(', ')}`);
+    assert.deepEqual(c.getServerProtocolVersions(), { s: '2026-07-28' }, 'still in the 2026-07-28 era');
+  });
+}
+
+test('a fetch failure counts as never sent only when its cause says no connection was opened', () => {
+  const failed = (cause) => Object.assign(new TypeError('fetch failed'), { cause });
+  const code = (c) => Object.assign(new Error(c), { code: c });
+  assert.equal(neverConnected(failed(code('ECONNREFUSED'))), 'ECONNREFUSED');
+  assert.equal(neverConnected(failed(code('ENOTFOUND'))), 'ENOTFOUND');
+  assert.equal(neverConnected(failed(new AggregateError([code('ECONNREFUSED'), code('EHOSTUNREACH')]))), 'ECONNREFUSED');
+  assert.equal(neverConnected(failed(new AggregateError([code('ECONNREFUSED'), code('ECONNRESET')]))), undefined, 'one attempt may have connected');
+  assert.equal(neverConnected(failed(code('ECONNRESET'))), undefined, 'a reset connection may have carried the request');
+  assert.equal(neverConnected(failed(code('UND_ERR_SOCKET'))), undefined);
+  assert.equal(neverConnected(new Error('fetch boom')), undefined);
+});
+
+// Through the JS fetch backend (a custom `fetch`, or `requestInit.dispatcher`, an undici Agent): its
+// refused connections (`err.cause.code` ECONNREFUSED) tell the core the calls never left.
+const jsFetchBackends = {
+  'a custom fetch': (counted) => ({ fetch: (url, init) => (counted.n++, fetch(url, init)), requestInit: { headers: token } }),
+  'requestInit.dispatcher': () => ({ requestInit: { headers: token, dispatcher: new UndiciAgent() } }),
+};
+for (const [label, definition] of Object.entries(jsFetchBackends)) {
+  test(`${label}: calls waiting while the server restarts are sent once it is back (its ECONNREFUSED says they never left)`, async () => {
+    let server = await startPerUserServer();
+    const port = Number(new URL(server.url).port);
+    const counted = { n: 0 };
+    const c = new MCPClient({ id: `restart-${label}`, servers: { s: { url: new URL(server.url), timeout: 8000, ...definition(counted) } } });
+    cleanup.push(() => c.disconnect());
+    const echo = (await c.listToolsets()).s.echo;
+    assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'restart:before');
+    await server.stop();
+    const calls = Promise.allSettled(Array.from({ length: 4 }, (_, i) => echo.execute({ message: `during${i}` })));
+    // The server stays down a while (an outage, not a synchronisation: nothing can answer meanwhile).
+    await new Promise((r) => setTimeout(r, 600));
+    server = await startPerUserServer({ port });
+    cleanup.push(() => server.stop());
+    const settled = await calls;
+    assert.deepEqual(settled.filter((s) => s.status === 'rejected').map((s) => s.reason?.message), [], 'every waiting call succeeded');
+    assert.deepEqual(settled.map((s) => s.value.content[0].text).sort(), Array.from({ length: 4 }, (_, i) => `restart:during${i}`));
+    assert.equal(server.state.calls.length, 4, 'the restarted server ran each waiting call once');
+    if (label === 'a custom fetch') assert.ok(counted.n > 0, 'through the custom fetch');
+  });
+}
+
 test('a call that outlives its timeout while the server is down fails saying it was never sent', async () => {
   const server = await startPerUserServer();
   const timeout = 1200;
@@ -48,6 +144,58 @@ test('a call that outlives its timeout while the server is down fails saying it 
   });
   // It fails, not hangs: a generous multiple of its timeout (how close to it is the benchmark's business).
   assert.ok(Date.now() - started < timeout * 10, 'bounded by the call timeout');
+});
+
+test('SSE: calls whose POST is refused before the client sees its stream end wait, and run once on a new session', async () => {
+  const server = await startSseLedgerServer();
+  cleanup.push(() => server.stop());
+  const logged = [];
+  const c = new MCPClient({ id: 'restart-sse-refused', servers: { s: { url: new URL(server.url), timeout: 8000, log: (m) => logged.push(JSON.stringify(m)) } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'echo:before');
+  // The server stops accepting connections; its event stream stays open, so the session looks alive.
+  await server.stopAccepting();
+  const calls = Array.from({ length: 4 }, (_, i) => echo.execute({ message: `during${i}` }).then((r) => r.content[0].text, (e) => `failed: ${e.message}`));
+  // Their POSTs are refused: never sent. The first to find the server gone says so (a diagnostic) and
+  // gives up the session; the calls wait for the server.
+  await waitFor(() => logged.some((m) => m.includes('was not sent')), { message: 'a call found the server gone' });
+  await server.listenAgain();
+  assert.deepEqual((await Promise.all(calls)).sort(), ['echo:during0', 'echo:during1', 'echo:during2', 'echo:during3']);
+  assert.deepEqual(server.state.calls.filter((m) => m.startsWith('during')).sort(), ['during0', 'during1', 'during2', 'during3'], 'each ran once');
+  assert.equal(server.state.sessions, 2, 'one new session for every waiting call');
+});
+
+test('SSE: calls a restarted server answers 404 (it does not know the session) before the client saw its stream end run once on a new session', async () => {
+  const server = await startSseLedgerServer();
+  cleanup.push(() => server.stop());
+  const c = new MCPClient({ id: 'restart-sse-404', servers: { s: { url: new URL(server.url), timeout: 8000 } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  assert.equal((await echo.execute({ message: 'before' })).content[0].text, 'echo:before');
+  server.forgetSessions();
+  const results = await Promise.all(Array.from({ length: 4 }, (_, i) => echo.execute({ message: `again${i}` }).then((r) => r.content[0].text, (e) => `failed: ${e.message}`)));
+  assert.deepEqual(results.sort(), ['echo:again0', 'echo:again1', 'echo:again2', 'echo:again3']);
+  assert.deepEqual(server.state.calls.filter((m) => m.startsWith('again')).sort(), ['again0', 'again1', 'again2', 'again3'], 'each ran once');
+  assert.equal(server.state.sessions, 2, 'one new session for every refused call');
+});
+
+test('SSE: a call that outlives its timeout while the server is down fails saying it was never sent', async () => {
+  const server = await startSseLedgerServer();
+  cleanup.push(() => server.stop());
+  const timeout = 1200;
+  const c = new MCPClient({ id: 'restart-sse-gone', servers: { s: { url: new URL(server.url), timeout } } });
+  cleanup.push(() => c.disconnect());
+  const echo = (await c.listToolsets()).s.echo;
+  await server.stopAccepting();
+  const started = Date.now();
+  await assert.rejects(echo.execute({ message: 'lost' }), (e) => {
+    assert.match(e.message, /not sent: the server was unreachable for \d+ ms/);
+    assert.match(e.message, /server s/);
+    return true;
+  });
+  assert.ok(Date.now() - started < timeout * 10, 'bounded by the call timeout');
+  assert.deepEqual(server.state.calls, [], 'nothing ran');
 });
 
 /** A stdio server whose `work` tool writes its call to a ledger, then takes `ms` to answer; `crash` exits at once. */
@@ -120,11 +268,15 @@ test('a stdio server that keeps crashing is not started again forever; the error
 });
 
 // Every request kind rides through a restart, over Streamable HTTP and the legacy SSE transport.
-for (const mode of ['streamableHttp']) {
+// Over SSE the server's death ends the event stream, and calls made just before the client sees it
+// end are either dropped unsent by rmcp's loop or have their POST refused: both were never sent.
+// The calls are settled, never left rejected while the server restarts (an early rejection once
+// ended the test while its body went on to start a server nobody stopped, and the run hung).
+for (const mode of ['streamableHttp', 'sse']) {
   test(`${mode}: lists, resource reads and prompts wait for a restarted server and are sent once it is back`, async () => {
     let ev = await startEverythingHttp(mode);
     cleanup.push(() => ev.stop());
-    const c = new MCPClient({ id: `restart-kinds-${mode}`, servers: { ev: { url: new URL(ev.url), timeout: 15000 } } });
+    const c = new MCPClient({ id: `restart-kinds-${mode}`, servers: { ev: { url: new URL(ev.url), timeout: 15000, requestInit: { headers: noKeepAlive } } } });
     cleanup.push(() => c.disconnect());
     const listed = (await c.resources.list()).ev;
     const resource = listed.find((r) => r.mimeType === 'text/plain') ?? listed[0];
@@ -132,15 +284,18 @@ for (const mode of ['streamableHttp']) {
     assert.ok(resource && prompt, 'the server has a text resource and a prompt without required arguments');
     const port = ev.port;
     await ev.stop();
-    const waiting = Promise.all([
+    const waiting = Promise.allSettled([
       c.listTools(),
       c.resources.list(),
       c.resources.read('ev', resource.uri),
       c.prompts.get({ serverName: 'ev', name: prompt.name }),
     ]);
+    // The server stays down a while (an outage, not a synchronisation: nothing can answer meanwhile).
     await new Promise((r) => setTimeout(r, 600));
     ev = await startEverythingHttp(mode, { port });
-    const [tools, resources, read, got] = await waiting;
+    const settled = await waiting;
+    assert.deepEqual(settled.filter((s) => s.status === 'rejected').map((s) => s.reason?.message), [], 'every waiting call succeeded');
+    const [tools, resources, read, got] = settled.map((s) => s.value);
     assert.ok(Object.keys(tools).some((name) => name.startsWith('ev_')), 'tools listed from the restarted server');
     assert.ok(resources.ev.some((r) => r.uri === resource.uri), 'resources listed from the restarted server');
     assert.equal(read.contents[0].uri, resource.uri);

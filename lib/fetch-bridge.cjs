@@ -2,6 +2,32 @@
 // Lets the Rust core send HTTP through a user's `fetch` (MastraFetchLike): one call per request,
 // the response body handed over chunk by chunk. Host policy, redirects and protocol stay in Rust.
 
+// Error codes (undici's fetch puts them in `err.cause`) that mean no connection was opened: the
+// request certainly never reached the server. The core then treats it as it treats its own
+// refused connections (a call waits for a restarting server within its timeout). A reset or a
+// dropped connection is not among them: such a request may have run.
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The code saying a failed fetch never connected, if it says so: on the error or its `cause`
+ * chain; an AggregateError (one attempt per address) only when every attempt never connected. */
+function neverConnected(err, depth = 0) {
+  if (err == null || typeof err !== 'object' || depth > 4) return undefined;
+  if (Array.isArray(err.errors) && err.errors.length > 0) {
+    const codes = err.errors.map((e) => neverConnected(e, depth + 1));
+    return codes.every(Boolean) ? codes[0] : undefined;
+  }
+  if (typeof err.code === 'string') return NEVER_CONNECTED.has(err.code) ? err.code : undefined;
+  return neverConnected(err.cause, depth + 1);
+}
+
 class FetchBridge {
   #servers;
   #contexts;
@@ -37,6 +63,9 @@ class FetchBridge {
     try {
       response = await userFetch(url, init, requestContext);
     } catch (e) {
+      const code = neverConnected(e);
+      // Not a response: `unreachable` tells the core the request never left (typed, not by text).
+      if (code) return { status: 0, headers: [], url: '', unreachable: `${e?.message ?? e} (${code})` };
       throw new Error(`the fetch for MCP server ${server} failed: ${e?.message ?? e}`);
     }
     if (!response || typeof response.status !== 'number' || !response.headers) {
@@ -68,4 +97,4 @@ class FetchBridge {
   }
 }
 
-module.exports = { FetchBridge };
+module.exports = { FetchBridge, neverConnected };

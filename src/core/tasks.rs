@@ -80,6 +80,8 @@ pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: R
     if live.is_modern() {
         return extension::call_tool(conn, &live, &tool, params, options).await;
     }
+    // Not held across the call: a session the call finds gone must be free to end (see `request_raw`).
+    drop(live);
     if runs_as_task(conn, &tool, caller_asks_task).await {
         return TaskCall::new(conn, &tool, options).run(params).await;
     }

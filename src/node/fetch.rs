@@ -36,6 +36,10 @@ pub struct FetchResponse {
     pub url: String,
     /// Handle for `read`/`cancel`; absent when there is no body.
     pub body_id: Option<u32>,
+    /// Set instead of a response when the fetch failed without opening a connection (the
+    /// bridge read `ECONNREFUSED`, `ENOTFOUND`, … in its error): the request never reached the
+    /// server, and the core may wait for it (`NetError::Unreachable`).
+    pub unreachable: Option<String>,
 }
 
 /// `(request) => Promise<FetchResponse>`
@@ -91,7 +95,7 @@ impl HttpBackend for JsFetchBackend {
         let server = self.server.clone();
         Box::pin(async move {
             let req = FetchRequest {
-                server,
+                server: server.clone(),
                 url: request.url.to_string(),
                 method: request.method.clone(),
                 headers: request.headers.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect(),
@@ -101,6 +105,9 @@ impl HttpBackend for JsFetchBackend {
             };
             let promise = js.fetch.call_async_catch(req).await.map_err(|e| NetError::Fetch(e.reason.clone()))?;
             let response = promise.await.map_err(|e| NetError::Fetch(e.reason.clone()))?;
+            if let Some(why) = response.unreachable {
+                return Err(NetError::Unreachable(format!("the fetch for MCP server {server} could not connect: {why}")));
+            }
             let headers = response
                 .headers
                 .into_iter()

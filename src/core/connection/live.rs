@@ -47,6 +47,10 @@ pub struct Live {
     /// When the session opened, and whether its end was told (`end`).
     opened_at: std::time::Instant,
     ended: std::sync::atomic::AtomicBool,
+    /// A legacy SSE session: its requests say whether their POST went out (`transport::posted`).
+    pub(super) sse: bool,
+    /// A request found the session unusable before it could be sent: the next connect replaces it.
+    retired: std::sync::atomic::AtomicBool,
 }
 
 impl Live {
@@ -124,7 +128,18 @@ impl Live {
     }
 
     pub(super) fn is_closed(&self) -> bool {
+        self.retired.load(std::sync::atomic::Ordering::SeqCst) || self.transport_gone()
+    }
+
+    /// Whether the transport itself has ended (the server went away), retired or not.
+    pub(super) fn transport_gone(&self) -> bool {
         self.peer.is_transport_closed() || self.lane.as_ref().is_some_and(|l| l.is_closed())
+    }
+
+    /// A request could not be sent on this session: the next `ensure_connected` opens another.
+    /// Whether this call retired it (false when it already was).
+    pub(super) fn retire(&self) -> bool {
+        !self.retired.swap(true, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Closes rmcp's service (bounded). The layers' `closing` hooks run first (see `Connection::close_live`).
@@ -194,6 +209,8 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
         answered: Default::default(),
         opened_at: std::time::Instant::now(),
         ended: Default::default(),
+        sse: opened.sse,
+        retired: Default::default(),
         hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
         server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),

@@ -321,10 +321,14 @@ impl Connection {
     }
 
     /// Sends a request once, returning the result's JSON text. If it provably never reached the
-    /// server (the session was already gone), reconnects and sends it once more; a request that
-    /// may have been delivered is never resent.
+    /// server (the session was already gone), it is sent once more on a new session, within what
+    /// is left of its timeout (`send_unsent_again`); a request that may have been delivered is
+    /// never resent.
     pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
-        match self.send_once(method, params.clone(), &options).await {
+        let timeout = std::time::Duration::from_millis(options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms()));
+        let deadline = tokio::time::Instant::now() + timeout;
+        let live = self.ensure_connected().await?;
+        match self.send_on(&live, method, params.clone(), &options).await {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
                 // The token was rejected even after a refresh, or more scope is needed.
@@ -337,12 +341,7 @@ impl Connection {
                 }
                 Err(e)
             }
-            Err(RequestFailure::NotSent(e)) => {
-                self.shared.diagnostic("info", format!("{method} was not sent ({e}); reconnecting and retrying once"));
-                observe::note_event("mcp.client.retry", || observe::reason(e.message.clone()));
-                self.reconnect().await?;
-                self.send_once(method, params, &options).await.map_err(RequestFailure::into_error)
-            }
+            Err(RequestFailure::NotSent(e)) => self.send_unsent_again(live, deadline, method, params, &options, e).await,
             Err(RequestFailure::Failed(e)) => Err(e),
         }
     }

@@ -1,26 +1,67 @@
 //! The one request path's sending half: a request on the live session, through rmcp's peer or,
 //! for a pipe (stdio) session, its lane; bounded by the request's timeout, ended by its cancel.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{ClientNotification, ClientRequest, CustomRequest, GetExtensions, RequestMetaObject};
-use rmcp::service::PeerRequestOptions;
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::{json, Value};
+use tokio::time::Instant;
 
 use super::errors::{cancel_reason, lane_error, service_error, RequestFailure};
-use super::{Connection, RequestOptions};
-use crate::core::error::{ErrorKind, McpError};
+use super::{Connection, Live, RequestOptions};
+use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::observe;
 use crate::core::transport::envelope::LOG_LEVEL_KEY;
 use crate::core::transport::lane::{Lane, LaneError};
 use crate::core::transport::observed::WantsProgress;
+use crate::core::transport::posted::Posted;
 use crate::core::transport::reachability::SendDeadline;
 use crate::core::transport::streamable::FetchContext;
 
 impl Connection {
-    /// Sends one request on the current session (connecting first).
-    pub(super) async fn send_once(&self, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
-        let live = self.ensure_connected().await.map_err(RequestFailure::Failed)?;
+    /// Sends again a request that provably never reached the server (`first` says why it was not
+    /// sent), within what is left of its own timeout (`deadline`): the session it found unusable
+    /// is replaced once for every request that found it so (they share the next connect, which
+    /// waits for a restarting server), and the request goes out once on the new session. It lets
+    /// go of the old session before it waits.
+    pub(super) async fn send_unsent_again(&self, dead: Arc<Live>, deadline: Instant, method: &str, params: Value, options: &RequestOptions, first: McpError) -> Result<String> {
+        let name = self.name();
+        self.shared.diagnostic("info", format!("{method} was not sent ({}); sending it on a new session", first.message));
+        observe::note_event("mcp.client.retry", || observe::reason(first.message.clone()));
+        let since = Instant::now();
+        // A session whose transport ended is closed now (bounded, and cut short at the deadline:
+        // dropping it ends it too). One still open (its server refused a POST, or answered that it
+        // does not know the session) may carry other requests whose answers are on their way: it
+        // is only retired, and ends when the last of them lets go of it.
+        if dead.retire() && dead.transport_gone() {
+            let _ = tokio::time::timeout_at(deadline, self.close_live(&dead)).await;
+        }
+        drop(dead);
+        let live = match tokio::time::timeout_at(deadline, self.ensure_connected()).await {
+            Ok(Ok(live)) => live,
+            // The new session could not be opened: the request still never left.
+            Ok(Err(e)) if matches!(e.kind, ErrorKind::ConnectFailed | ErrorKind::Timeout) => {
+                return Err(McpError { message: format!("{method} failed on server {name}: not sent: {}", e.message), during_connect: false, ..e });
+            }
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                let ms = since.elapsed().as_millis();
+                return Err(McpError::new(
+                    ErrorKind::ConnectFailed,
+                    name,
+                    format!("{method} failed on server {name}: not sent: the server was unreachable for {ms} ms ({})", first.message),
+                ));
+            }
+        };
+        let left = deadline.saturating_duration_since(Instant::now()).as_millis() as u64;
+        let options = RequestOptions { timeout_ms: Some(left.max(1)), ..options.clone() };
+        self.send_on(&live, method, params, &options).await.map_err(RequestFailure::into_error)
+    }
+
+    /// Sends one request on `live`.
+    pub(super) async fn send_on(&self, live: &Arc<Live>, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let watch = self.watch(&live);
         if let Some(lane) = live.lane.clone() {
@@ -55,6 +96,11 @@ impl Connection {
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         // A request that cannot reach the server waits for it within this (transport::reachability).
         request.extensions_mut().insert(SendDeadline::after(Duration::from_millis(timeout_ms)));
+        // Over legacy SSE the transport says whether the request went out (transport::posted).
+        let posted = live.sse.then(Posted::default);
+        if let Some(posted) = &posted {
+            request.extensions_mut().insert(posted.clone());
+        }
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
         let mut meta = options.meta.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
         if let (true, Some(level)) = (live.is_modern(), self.shared.server_log_level()) {
@@ -82,7 +128,7 @@ impl Connection {
         });
         let cancel = options.cancel.clone().unwrap_or_default();
         let outcome = tokio::select! {
-            r = handle.await_response() => r.map_err(|e| service_error(name, method, timeout_ms, e)),
+            r = handle.await_response() => r.map_err(|e| failure_of(posted.as_ref(), name, method, timeout_ms, e)),
             _ = cancel.cancelled() => {
                 let reason = cancel_reason(options);
                 let note = json!({ "method": "notifications/cancelled", "params": { "requestId": request_id, "reason": reason } });
@@ -91,7 +137,7 @@ impl Connection {
                     let sent = live.peer.send_notification(note).await;
                     observe::note_notification("notifications/cancelled", start_ms, sent.err().map(|e| e.to_string()));
                 }
-                Err(McpError::new(ErrorKind::Aborted, name, reason))
+                Err(RequestFailure::Failed(McpError::new(ErrorKind::Aborted, name, reason)))
             }
         };
         if let Some(watch) = watch {
@@ -104,12 +150,12 @@ impl Connection {
                 aliases.remove(&key);
             }
         }
-        let result = outcome.map_err(RequestFailure::Failed)?;
+        let result = outcome?;
         live.note_answer();
         serde_json::to_string(&result).map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }
 
-    /// `send_once` over a pipe session's lane.
+    /// `send_on` over a pipe session's lane.
     async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
@@ -141,5 +187,21 @@ impl Connection {
             observe::note_notification("notifications/cancelled", observe::now_ms(), None);
         }
         outcome.map_err(|e| RequestFailure::Failed(lane_error(name, method, e)))
+    }
+}
+
+/// Why a request sent through rmcp failed. On a session whose requests carry a `Posted` cell
+/// (legacy SSE), one never posted, or whose POST found no server, did not reach it; one posted
+/// may have run.
+fn failure_of(posted: Option<&Posted>, name: &str, method: &str, timeout_ms: u64, e: ServiceError) -> RequestFailure {
+    let lost = matches!(e, ServiceError::TransportClosed | ServiceError::TransportSend(_));
+    match posted {
+        Some(posted) if lost && posted.never_reached_server() => RequestFailure::NotSent(service_error(name, method, timeout_ms, e)),
+        Some(_) if matches!(e, ServiceError::TransportClosed) => RequestFailure::Failed(McpError::new(
+            ErrorKind::TransportClosed,
+            name,
+            format!("Connection to MCP server {name} closed ({method}): may have run: the connection dropped after the request was sent"),
+        )),
+        _ => RequestFailure::Failed(service_error(name, method, timeout_ms, e)),
     }
 }

@@ -51,6 +51,8 @@ pub struct Opened {
     pub modern: bool,
     /// When a Streamable HTTP session's GET stream goes out; `None` for stdio and SSE.
     pub listener: Option<Listener>,
+    /// A legacy SSE session: its requests carry a `Posted` cell (see `transport::posted`).
+    pub sse: bool,
 }
 
 /// Whether the next session of this server starts stateless (2026-07-28 pinned or learned, no
@@ -158,7 +160,7 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
         }
     };
     let service = service.map_err(|f| f.error)?;
-    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None })
+    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None, sse: false })
 }
 
 /// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
@@ -211,7 +213,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     }
     let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
-        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener) }),
+        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener), sse: false }),
         // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
         Err(first) if first.falls_back && !pinned_modern => {
             handler.shared.diagnostic(
@@ -300,7 +302,7 @@ async fn open_sse(
             },
             None => net,
         };
-        let transport = connect_sse_riding_restarts(&spec.url, net, &shared).await.map_err(|e| net_failure(name, &e))?;
+        let transport = connect_sse_riding_restarts(&spec.url, net, &shared, budget).await.map_err(|e| net_failure(name, &e))?;
         shared.sse_reached.store(true, std::sync::atomic::Ordering::SeqCst);
         handler
             .serve(Observed::new(transport, shared))
@@ -308,7 +310,7 @@ async fn open_sse(
             .map_err(|e| classify(name, &e))
     };
     match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None }),
+        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true }),
         Ok(Err(f)) => Err(f),
         Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
     }
@@ -316,13 +318,21 @@ async fn open_sse(
 
 /// Opens a legacy SSE stream. A server this client reached before that is now unreachable (no
 /// connection could be opened: it is restarting) is tried again with a backoff (50 ms doubling
-/// to 500 ms) until it answers or the connect's budget ends; a server never reached fails at once.
-async fn connect_sse_riding_restarts(url: &url::Url, net: NetClient, shared: &HandlerShared) -> std::result::Result<sse::SseTransport, NetError> {
+/// to 500 ms) until it answers or the connect's budget is nearly spent (it then fails saying how
+/// long the server was unreachable); a server never reached fails at once.
+async fn connect_sse_riding_restarts(url: &url::Url, net: NetClient, shared: &HandlerShared, budget: &Budget) -> std::result::Result<sse::SseTransport, NetError> {
     use crate::core::transport::reachability::{FIRST_BACKOFF, MAX_BACKOFF};
+    let since = tokio::time::Instant::now();
+    // Given up a little before the budget ends (at most a tenth of it), so the caller hears why.
+    let give_up = budget.deadline.checked_sub(Duration::from_millis(100.min(budget.total_ms / 10))).unwrap_or(budget.deadline);
     let mut backoff = FIRST_BACKOFF;
     loop {
         match sse::connect(url, net.clone()).await {
             Err(NetError::Unreachable(why)) if shared.sse_reached.load(std::sync::atomic::Ordering::SeqCst) => {
+                if tokio::time::Instant::now() + backoff >= give_up {
+                    let ms = since.elapsed().as_millis();
+                    return Err(NetError::Unreachable(format!("the server was unreachable for {ms} ms ({why})")));
+                }
                 tracing::debug!(server = %shared.server, "SSE server unreachable ({why}); trying again in {backoff:?}");
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(MAX_BACKOFF);

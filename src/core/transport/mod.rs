@@ -12,6 +12,7 @@ pub mod listener;
 pub mod answer_watch;
 pub mod reachability;
 pub mod sse;
+pub mod posted;
 pub mod observed;
 pub mod envelope;
 pub mod lane;

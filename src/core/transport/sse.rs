@@ -10,6 +10,8 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use sse_stream::{Error as SseError, Sse, SseStream};
 
+use super::posted::Posted;
+use super::reachability::SendDeadline;
 use super::streamable::FetchContext;
 use crate::core::net::{HttpRequest, NetClient, NetError};
 
@@ -21,9 +23,14 @@ pub struct SseTransport {
     events: Option<Events>,
 }
 
-/// Opens the event stream and waits for the `endpoint` event. The caller bounds the wait.
 /// Scheduler turns given to the HTTP client's connection task after the stream is dropped.
 const CLOSE_YIELDS: usize = 8;
+/// How long a POST without a request deadline (a notification, a response) waits for its
+/// acknowledgment: a server that never answers a POST (server-everything does not, for a session
+/// it does not know) must not hold the send forever.
+const POST_BOUND: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Opens the event stream and waits for the `endpoint` event. The caller bounds the wait.
 
 pub async fn connect(url: &url::Url, net: NetClient) -> Result<SseTransport, NetError> {
     let request = HttpRequest::new("GET", url.clone()).header("accept", "text/event-stream");
@@ -75,9 +82,16 @@ impl Transport<RoleClient> for SseTransport {
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let net = self.net.clone();
         let endpoint = self.endpoint.clone();
-        let context = match &item {
-            JsonRpcMessage::Request(r) => r.request.extensions().get::<FetchContext>().map(|c| c.0),
-            _ => None,
+        let (context, posted, deadline) = match &item {
+            JsonRpcMessage::Request(r) => {
+                let extensions = r.request.extensions();
+                (
+                    extensions.get::<FetchContext>().map(|c| c.0),
+                    extensions.get::<Posted>().cloned(),
+                    extensions.get::<SendDeadline>().map(|d| d.at),
+                )
+            }
+            _ => (None, None, None),
         };
         let body = serde_json::to_vec(&item);
         async move {
@@ -87,11 +101,28 @@ impl Transport<RoleClient> for SseTransport {
                 .header("accept", "application/json, text/event-stream");
             request.body = Some(Bytes::from(body));
             request.context = context;
-            let response = net.send(request).await?;
+            if let Some(posted) = &posted {
+                posted.started();
+            }
+            let bound = deadline.unwrap_or_else(|| tokio::time::Instant::now() + POST_BOUND);
+            let response = match tokio::time::timeout_at(bound, net.send(request)).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(e)) => {
+                    if let (NetError::Unreachable(_), Some(posted)) = (&e, &posted) {
+                        posted.refused();
+                    }
+                    return Err(e);
+                }
+                Err(_) => return Err(NetError::Timeout("the server did not acknowledge the POST in time".into())),
+            };
             if (200..300).contains(&response.status) {
                 Ok(())
             } else {
                 let status = response.status;
+                // The endpoint does not know the session (a restarted server): nothing was run.
+                if let (404, Some(posted)) = (status, &posted) {
+                    posted.refused();
+                }
                 Err(NetError::Status { status, body: response.preview().await })
             }
         }
