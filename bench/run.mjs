@@ -109,7 +109,8 @@ const SCENARIOS = [
       ['first_list_ms', 'per user over Streamable HTTP, one at a time: new client to listToolsets() (ms)', 'lower'],
       ['first_call_ms', 'per user over Streamable HTTP, one at a time: first tool call (ms)', 'lower'],
       ['first_over_warm', 'per user over Streamable HTTP: first call / a warm call on the same client', 'lower'],
-      ['rss_per_held_kib', 'Streamable HTTP: RSS per connected idle client, {hold} held (KiB)', 'lower'],
+      ['rss_per_held_kib', 'Streamable HTTP: RSS per connected idle client, the second half of {hold} held (KiB)', 'lower'],
+      ['rss_held_mib', "Streamable HTTP: the process's RSS with {hold} idle clients held, after the churn (MiB)", 'lower'],
     ],
   },
   {
@@ -122,7 +123,8 @@ const SCENARIOS = [
       ['rss_growth_mib', 'per user over stdio: RSS growth over {users} users (MiB)', 'lower'],
       ['first_call_ms', 'per user over stdio, one at a time: first tool call (ms)', 'lower'],
       ['first_over_warm', 'per user over stdio: first call / a warm call on the same client', 'lower'],
-      ['rss_per_held_kib', 'stdio: RSS per connected idle client, {hold} held (KiB)', 'lower'],
+      ['rss_per_held_kib', 'stdio: RSS per connected idle client, the second half of {hold} held (KiB)', 'lower'],
+      ['rss_held_mib', "stdio: the process's RSS with {hold} idle clients held, after the churn (MiB)", 'lower'],
     ],
   },
   {
