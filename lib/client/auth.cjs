@@ -52,9 +52,9 @@ async function cancelAuthentication(host, serverName) {
   return true;
 }
 
-/** Lifecycle: the native disconnect cancelled every auth flow; they settle before it resolves. */
-function flowsSettled(host) {
+/** Lifecycle hook: the native disconnect cancelled every auth flow; they settle before it resolves. */
+function disconnected(host) {
   return Promise.allSettled([...host.authFlows.values()].map((f) => f.promise));
 }
 
-module.exports = { authState, authenticate, cancelAuthentication, flowsSettled };
+module.exports = { authState, authenticate, cancelAuthentication, disconnected };

@@ -1,7 +1,12 @@
 'use strict';
-// The lifecycle of one client (a `Host`) both client classes share: disconnecting (the native
-// client, then every feature's hook), and the per-server facts read synchronously.
-const { flowsSettled } = require('./auth.cjs');
+// The lifecycle of one client (a `Host`) both client classes share: disconnecting runs the native
+// client's, then each feature's `disconnected` hook in order; and the per-server facts read
+// synchronously.
+const auth = require('./auth.cjs');
+const toolsets = require('./toolsets.cjs');
+
+/** The features with a `disconnected(host)` hook, in the order they run. */
+const ON_DISCONNECTED = [auth.disconnected, toolsets.disconnected];
 
 /** Disconnects every server; concurrent calls share one. `before()` runs first (the instance cache). */
 function disconnect(host, before) {
@@ -10,8 +15,7 @@ function disconnect(host, before) {
     try {
       before?.();
       await host.native.disconnect();
-      await flowsSettled(host);
-      host.toolCache.clear();
+      for (const hook of ON_DISCONNECTED) await hook(host);
     } finally {
       host.disconnecting = undefined;
     }

@@ -217,6 +217,11 @@ function hydrate(host, serverName, definition, coreTools) {
   }
 }
 
+/** Lifecycle hook: after a disconnect, every listing is fetched again. */
+function disconnected(host) {
+  host.toolCache.clear();
+}
+
 /** Tools from cached definitions of every server still configured (`toolsFromDefinitions`). */
 async function hydrateAll(host, definitionsByServer) {
   const out = {};
@@ -241,4 +246,4 @@ async function hydrateAll(host, definitionsByServer) {
   return out;
 }
 
-module.exports = { toolEntries, toolsFor, serverTools, toolsets, definitions, definitionsOf, hydrate, hydrateAll };
+module.exports = { disconnected, toolEntries, toolsFor, serverTools, toolsets, definitions, definitionsOf, hydrate, hydrateAll };
