@@ -18,6 +18,9 @@ function createMCPClientClass(kit) {
     #host;
     #resources;
     #prompts;
+    #tools;
+    #progress;
+    #elicitation;
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -110,7 +113,7 @@ function createMCPClientClass(kit) {
       });
     }
 
-    // ---- resources, prompts and handlers (each object built once, on first access) --------
+    // ---- resources, prompts and handlers (each object built once per client, on first access)
     get resources() {
       return (this.#resources ??= actions.resources(this.#host));
     }
@@ -120,15 +123,15 @@ function createMCPClientClass(kit) {
     }
 
     get tools() {
-      return actions.tools(this.#host);
+      return (this.#tools ??= actions.tools(this.#host));
     }
 
     get progress() {
-      return actions.progress(this.#host);
+      return (this.#progress ??= actions.progress(this.#host));
     }
 
     get elicitation() {
-      return actions.elicitation(this.#host);
+      return (this.#elicitation ??= actions.elicitation(this.#host));
     }
 
     get sessionIds() {
