@@ -1,11 +1,12 @@
 'use strict';
 // Assembles the public API from a set of @mastra/core modules (or stand-ins).
 const { withFallbacks } = require('./core-deps.cjs');
-const { createMCPClientClass } = require('./client.cjs');
-const { createInternalClientClass } = require('./internal-client.cjs');
+const { createKit } = require('./client/host.cjs');
+const { createMCPClientClass } = require('./client/mcp-client.cjs');
+const { createInternalClientClass } = require('./client/internal-client.cjs');
 const content = require('./call-tool-content.cjs');
-const oauth = require('./oauth.cjs');
-const oauthSteps = require('./oauth-steps.cjs');
+const oauth = require('./oauth/oauth.cjs');
+const oauthSteps = require('./oauth/steps.cjs');
 const configFile = require('./config-file.cjs');
 const trace = require('./trace-context.cjs');
 const toolLock = require('./tool-lock.cjs');
@@ -20,9 +21,11 @@ async function generateToolTypes(catalog, options) {
 
 function createFace(core) {
   const deps = withFallbacks(core);
-  const { MCPClient, MCPClientServerProxy } = createMCPClientClass(deps);
+  // Both client classes are built from the same modules over one kit (deps, the tools module).
+  const kit = createKit(deps);
+  const { MCPClient, MCPClientServerProxy } = createMCPClientClass(kit);
   configFile.attachConfigStatics(MCPClient);
-  const { InternalMastraMCPClient } = createInternalClientClass(deps, MCPClient);
+  const { InternalMastraMCPClient } = createInternalClientClass(kit);
   return {
     MCPClient,
     InternalMastraMCPClient,

@@ -6,8 +6,10 @@ const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-to
 const { traceMetaOf } = require('./trace-context.cjs');
 const telemetry = require('./telemetry.cjs');
 const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
+const { isPolicyCode } = require('./client/defaults.cjs');
+const { log } = require('./client/events.cjs');
+const ids = require('./client/ids.cjs');
 
-let nextCallId = 1;
 // Progress tokens for calls without a runId: unique per process run, cheap to make per call
 // (they need no secrecy: loading node:crypto for them cost a cold start about 7 ms).
 const tokenPrefix = `${process.pid.toString(36)}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -53,7 +55,7 @@ function mcpMetadataOf(ctx, session) {
 }
 
 /**
- * @param ctx {{ native, server, def, deps, coreTools, logEvent, callContexts, callTool }}
+ * @param ctx {{ host, native, server, def, deps, coreTools, telemetry, callContexts }} (`lib/client/toolsets.cjs`)
  * @param entry {{ tool, stampedMeta?, strict? }} from the native `listTools`
  * @param session {{ serverVersion?, instructions?, connectFirst? }}
  */
@@ -97,7 +99,8 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const { native, def } = ctx;
   const signal = context?.abortSignal;
   if (signal?.aborted) throw abortError(signal);
-  const callId = nextCallId++ >>> 0;
+  // Held until the call settles: no other pending operation of the process gets it.
+  const callId = ids.allocate();
   let onAbort;
   if (typeof signal?.addEventListener === 'function') {
     onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
@@ -119,11 +122,11 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const requestContext = context?.requestContext ?? null;
   const callContexts = ctx.callContexts;
   if (callContexts) callContexts.set(callId, requestContext);
-  ctx.logEvent('debug', `Executing tool: ${toolName}`, { toolArgs: input, runId: context?.runId }, requestContext);
+  log(ctx.host, ctx.server, 'debug', `Executing tool: ${toolName}`, { toolArgs: input, runId: context?.runId }, requestContext);
   let shaped;
   try {
     const args = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
-    shaped = await ctx.callTool(toolName, args, JSON.stringify(args), requestMeta ? JSON.stringify(requestMeta) : undefined, {
+    shaped = await ctx.host.callTool(ctx.server, toolName, args, JSON.stringify(args), requestMeta ? JSON.stringify(requestMeta) : undefined, {
       meta: requestMeta,
       progressToken,
       callId,
@@ -132,22 +135,23 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
     const plain = fromNative(raw);
     const err = policyError(ctx, toolName, plain) ?? plain;
     telemetry.endOperation(op, { error: plain, raw });
-    ctx.logEvent('error', `Error calling tool: ${toolName}`, { error: err?.message, toolArgs: input }, requestContext);
+    log(ctx.host, ctx.server, 'error', `Error calling tool: ${toolName}`, { error: err?.message, toolArgs: input }, requestContext);
     throw err;
   } finally {
     if (callContexts) callContexts.delete(callId);
     if (onAbort) signal.removeEventListener('abort', onAbort);
+    ids.release(callId);
   }
   telemetry.endOperation(op, { trace: shaped.trace, toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
   if (shaped.kind === 'toolError') {
-    ctx.logEvent('debug', `Tool reported an error: ${toolName}`, { error: shaped.text, toolArgs: input }, requestContext);
+    log(ctx.host, ctx.server, 'debug', `Tool reported an error: ${toolName}`, { error: shaped.text, toolArgs: input }, requestContext);
   }
   return shapeForMastra(ctx, toolName, outputSchemas, shaped);
 }
 
 /** allowedHosts / redirect refusals surface as MastraErrors with the anchor's ids. */
 function policyError(ctx, toolName, err) {
-  if (typeof err?.nativeCode !== 'string' || !err.nativeCode.startsWith('MCP_CLIENT_')) return undefined;
+  if (!isPolicyCode(err?.nativeCode)) return undefined;
   const { MastraError, ErrorDomain, ErrorCategory } = ctx.deps;
   return new MastraError(
     {

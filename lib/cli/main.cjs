@@ -376,7 +376,7 @@ class Cli {
     const provider = this.oauthProvider(server, def.url, redirectUrl, true);
     const client = this.client([server], { [server]: { authProvider: provider } });
     try {
-      await client.authenticate(server, { timeoutMs: 5 * 60_000 });
+      await client.authenticate(server); // the browser wait: the default 5 minutes
       await client.getServerSessionInfo(server);
     } catch (e) {
       throw new Failure(`${server}: ${this.describe(server, e)}`);

@@ -3,7 +3,7 @@
 // are stored, and how the user is sent to the browser), its storage, and the loopback callback
 // server. The OAuth protocol itself (discovery, registration, PKCE, exchange, refresh, the
 // callback server) runs in the Rust core.
-const { NativeCallbackServer, getCallbackUrlCandidates: nativeCandidates } = require('./native.cjs');
+const { NativeCallbackServer, getCallbackUrlCandidates: nativeCandidates } = require('../native.cjs');
 
 class UnauthorizedError extends Error {
   constructor(message = 'Unauthorized') {

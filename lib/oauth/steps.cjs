@@ -3,10 +3,10 @@
 // results. Each is one call into a step of the Rust OAuth engine; a custom `fetch` goes
 // through the fetch bridge, the provider through the provider-operation port. Synchronous
 // helpers stay synchronous.
-const { oauthStep, oauthHelper } = require('./native.cjs');
-const { FetchBridge } = require('./fetch-bridge.cjs');
-const { callProvider, applyClientAuthentication } = require('./oauth-provider-ops.cjs');
-const { OAuthError, fromNativeStep, fromStepError } = require('./oauth-errors.cjs');
+const { oauthStep, oauthHelper } = require('../native.cjs');
+const { FetchBridge } = require('../fetch-bridge.cjs');
+const { callProvider, applyClientAuthentication } = require('./provider-ops.cjs');
+const { OAuthError, fromNativeStep, fromStepError } = require('./errors.cjs');
 
 const str = (u) => (u === undefined || u === null ? undefined : String(u));
 const orUndefined = (v) => (v === null ? undefined : v);

@@ -1,19 +1,19 @@
 'use strict';
-// InternalMastraMCPClient: @mastra/mcp's per-server client. Underneath it is a one-server
-// MCPClient, so it drives the same native Connection (transports, reconnects, tool building);
-// this file only maps the per-server method names and shapes of the original onto it.
-const { traceMetaOf } = require('./trace-context.cjs');
-const { untraced } = require('./telemetry.cjs');
-const { fromNative, nativeCall } = require('./errors.cjs');
-const { instances } = require('./instance-cache.cjs');
-const { toDefinition } = require('./tools.cjs');
-const { INTERNALS } = require('./client.cjs');
-const { CLIENT_VERSION } = require('./wire-config.cjs');
-
-const DEFAULT_TIMEOUT_MS = 60000;
-const DEFAULT_INSTRUCTIONS_MAX_LENGTH = 512;
-const METHOD_NOT_FOUND = -32601;
-let nextInternalId = 0;
+// InternalMastraMCPClient: @mastra/mcp's per-server client. It owns a one-server `Host` and uses the
+// same feature modules as `MCPClient` (the same native Connection: transports, reconnects, tool
+// building); this file only maps the per-server method names and shapes of the original onto them.
+const { untraced } = require('../telemetry.cjs');
+const { fromNative, nativeCall } = require('../errors.cjs');
+const { CLIENT_VERSION } = require('../wire-config.cjs');
+const { traceMetaOf } = require('../trace-context.cjs');
+const { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, isMethodNotFound } = require('./defaults.cjs');
+const { Host } = require('./host.cjs');
+const { setHandler } = require('./events.cjs');
+const { mastraError, serverFailure } = require('./outcomes.cjs');
+const { traceMetas, notifying } = require('./spans.cjs');
+const toolsets = require('./toolsets.cjs');
+const { authState } = require('./auth.cjs');
+const { disconnect, byServer } = require('./lifecycle.cjs');
 
 /** The tools module, synchronously: the one already loaded, else a CommonJS require. */
 function requireToolsSync() {
@@ -27,19 +27,21 @@ function requireToolsSync() {
   return { createTool: tools.createTool, validateToolOutput: tools.validateToolOutput, toStandardSchema: schema?.toStandardSchema };
 }
 
-/** The definition our one-server MCPClient gets: the extra capabilities, and `version` for `clientInfo`. */
+/** The definition of the one server: the extra capabilities, and `version` for `clientInfo`. */
 function definitionFor(server, capabilities, version) {
   const def = { ...server, [CLIENT_VERSION]: String(version) };
   if (capabilities && Object.keys(capabilities).length > 0) def.capabilities = { ...(server.capabilities ?? {}), ...capabilities };
   return def;
 }
 
-function createInternalClientClass(deps, MCPClient) {
-  const { MastraBase } = deps;
+/** A failure of a per-server list as the SDK's plain error. */
+function plainFailure(nativeError) {
+  return fromNative(new Error(JSON.stringify(nativeError)));
+}
 
-  class InternalMastraMCPClient extends MastraBase {
-    #client;
-    #internals;
+function createInternalClientClass(kit) {
+  class InternalMastraMCPClient extends kit.deps.MastraBase {
+    #host;
     #server;
 
     // `clientInfo` reports `name` (the server's name) and `version`, as the anchor's does.
@@ -51,22 +53,18 @@ function createInternalClientClass(deps, MCPClient) {
       super({ name: 'MastraMCPClient' });
       this.name = name;
       this.#server = server;
-      const id = `InternalMastraMCPClient\u0000${nextInternalId++}`;
-      this.#client = new MCPClient({ id, servers: { [name]: definitionFor(server, capabilities, version) }, timeout });
-      // Reachable through this object only: no module-global entry to leak.
-      instances.delete(id);
-      this.#client.__setLogger?.(this.logger);
-      this.#internals = this.#client[INTERNALS]();
+      // Reachable through this object only: no module-global instance entry.
+      this.#host = new Host(this, kit, { servers: { [name]: definitionFor(server, capabilities, version) }, timeout });
       // Tools rebuilt by the synchronous toolFromDefinition use the entry's own @mastra/core copy
       // once it is loaded.
-      this.#internals.loadCoreTools().catch(() => {});
+      kit.loadCoreTools().catch(() => {});
 
       const list = (what, key, fetch) => async () => {
         try {
           const result = await fetch();
           return Array.isArray(result?.[key]) ? result[key] : [];
         } catch (e) {
-          if (e?.code === METHOD_NOT_FOUND) return [];
+          if (isMethodNotFound(e)) return [];
           this.logger?.error?.(`Error getting ${what} from server`, { server: this.name, error: e?.message ?? String(e) });
           throw new Error(`Failed to fetch ${what} from server ${this.name}: ${e?.message ?? String(e)}`, { cause: e });
         }
@@ -89,13 +87,8 @@ function createInternalClientClass(deps, MCPClient) {
       this.progress = { onUpdate: (handler) => this.setProgressNotificationHandler(handler) };
     }
 
-    __setLogger(logger) {
-      super.__setLogger?.(logger);
-      this.#client?.__setLogger?.(logger);
-    }
-
     get #native() {
-      return this.#internals.native;
+      return this.#host.native;
     }
 
     // ---- lifecycle -----------------------------------------------------------------------
@@ -105,28 +98,28 @@ function createInternalClientClass(deps, MCPClient) {
         return true;
       } catch (e) {
         const err = fromNative(e);
-        throw this.#internals.mastraError('MCP_CLIENT_CONNECT_FAILED', err, { name: this.name });
+        throw mastraError(this.#host, 'MCP_CLIENT_CONNECT_FAILED', err, { name: this.name });
       }
     }
 
     async disconnect() {
-      await this.#client.disconnect();
+      await disconnect(this.#host);
     }
 
     async forceReconnect() {
-      await this.#client.reconnectServer(this.name);
+      await nativeCall(this.#native.reconnect(this.name));
     }
 
     get sessionId() {
-      return this.#client.sessionIds[this.name];
+      return this.#native.sessionIds()[this.name];
     }
 
     get stderr() {
-      return this.#client.getServerStderr(this.name);
+      return this.#host.stderr.get(this.name) ?? null;
     }
 
     get instructions() {
-      return this.#client.getServerInstructions()[this.name];
+      return byServer(this.#native.instructionsNow())[this.name];
     }
 
     get forwardInstructions() {
@@ -138,7 +131,7 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     get authState() {
-      return this.#client.getServerAuthState(this.name);
+      return authState(this.#host, this.name);
     }
 
     /** Exchanges the code of the authorization a connect started; then `connect()` again. */
@@ -157,7 +150,7 @@ function createInternalClientClass(deps, MCPClient) {
 
     /** The protocol revision negotiated with the server (`undefined` while not connected), as in 2.0. */
     get negotiatedProtocolVersion() {
-      return this.#client.getServerProtocolVersions()[this.name];
+      return byServer(this.#native.protocolVersionsNow())[this.name];
     }
 
     // ---- roots -----------------------------------------------------------------------------
@@ -166,22 +159,18 @@ function createInternalClientClass(deps, MCPClient) {
     }
 
     async setRoots(roots) {
-      await this.#internals.notifying(this.name, () => this.#native.setRoots(this.name, [...roots]));
+      await notifying(this.#host, this.name, () => this.#native.setRoots(this.name, [...roots]));
     }
 
     async sendRootsListChanged() {
-      await this.#internals.notifying(this.name, () => this.#native.sendRootsListChanged(this.name));
+      await notifying(this.#host, this.name, () => this.#native.sendRootsListChanged(this.name));
     }
 
     // ---- resources and prompts -------------------------------------------------------------
     async #listOne(kind) {
-      const [outcome] = await this.#native.listAll(kind, undefined, this.#internals.traceMetas());
-      if (!outcome.ok) throw this.#plainFailure(outcome.error);
+      const [outcome] = await this.#native.listAll(kind, undefined, traceMetas(this.#host));
+      if (!outcome.ok) throw plainFailure(outcome.error);
       return outcome.value;
-    }
-
-    #plainFailure(nativeError) {
-      return fromNative(new Error(JSON.stringify(nativeError)));
     }
 
     async listResources() {
@@ -215,21 +204,21 @@ function createInternalClientClass(deps, MCPClient) {
     // ---- handlers (last one registered wins; they survive reconnects) ----------------------
     setPromptListChangedNotificationHandler(handler) {
       // A promise (as in @mastra/mcp 2.0) that never rejects, so 1.18 code may leave it.
-      return Promise.resolve(this.#internals.setHandler('promptListChanged', this.name, () => handler())).catch(() => {});
+      return Promise.resolve(setHandler(this.#host, 'promptListChanged', this.name, () => handler())).catch(() => {});
     }
 
     setToolListChangedNotificationHandler(handler) {
       // A promise (as in @mastra/mcp 2.0) that never rejects, so 1.18 code may leave it.
-      return Promise.resolve(this.#internals.setHandler('toolListChanged', this.name, () => handler())).catch(() => {});
+      return Promise.resolve(setHandler(this.#host, 'toolListChanged', this.name, () => handler())).catch(() => {});
     }
 
     setResourceUpdatedNotificationHandler(handler) {
-      this.#internals.setHandler('resourceUpdated', this.name, (params) => handler(params));
+      setHandler(this.#host, 'resourceUpdated', this.name, (params) => handler(params));
     }
 
     setResourceListChangedNotificationHandler(handler) {
       // A promise (as in @mastra/mcp 2.0) that never rejects, so 1.18 code may leave it.
-      return Promise.resolve(this.#internals.setHandler('resourceListChanged', this.name, () => handler())).catch(() => {});
+      return Promise.resolve(setHandler(this.#host, 'resourceListChanged', this.name, () => handler())).catch(() => {});
     }
 
     /** Advertises elicitation on connect; refused once connected without it configured. */
@@ -239,29 +228,27 @@ function createInternalClientClass(deps, MCPClient) {
       } catch (e) {
         throw fromNative(e);
       }
-      this.#internals.setHandler('elicitation', this.name, (params) => handler(params));
+      setHandler(this.#host, 'elicitation', this.name, (params) => handler(params));
     }
 
     setProgressNotificationHandler(handler) {
-      this.#internals.setHandler('progress', this.name, (params) => handler(params));
+      setHandler(this.#host, 'progress', this.name, (params) => handler(params));
     }
 
     // ---- tools -----------------------------------------------------------------------------
     async tools() {
-      return this.#internals.tools(this.name);
+      return toolsets.serverTools(this.#host, this.name);
     }
 
     async toolDefinitions() {
-      const [outcome] = JSON.parse(await this.#native.listTools(this.name, undefined, this.#internals.traceMetas()));
-      if (!outcome.ok) throw this.#internals.serverFailure(this.name, outcome.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
-      const definitions = {};
-      for (const entry of outcome.value.tools) definitions[entry.tool.name] = toDefinition(this.name, entry, outcome.value);
-      return definitions;
+      const [outcome] = JSON.parse(await this.#native.listTools(this.name, undefined, traceMetas(this.#host)));
+      if (!outcome.ok) throw serverFailure(this.#host, this.name, outcome.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
+      return toolsets.definitionsOf(this.name, outcome.value);
     }
 
     /** Rebuilds one executable tool from a cached definition (connects on first execute). */
     toolFromDefinition({ definition }) {
-      return this.#internals.hydrate(this.name, definition, requireToolsSync);
+      return toolsets.hydrate(this.#host, this.name, definition, () => kit.coreToolsLoaded ?? requireToolsSync());
     }
   }
 

@@ -1,0 +1,130 @@
+'use strict';
+// The host of one client: the native client and what it is wired to (its callbacks behind a
+// `WeakRef` trampoline, direct-call settling with the keep-alive timer, stderr streams), and the
+// per-client state the feature modules (events, input, outcomes, spans, toolsets, lists, auth)
+// work on. `MCPClient` and `InternalMastraMCPClient` each own one; the modules are plain
+// functions of it, so a client holds no closures of its own beyond the native callbacks.
+const { PassThrough } = require('node:stream');
+const { NativeClient } = require('../native.cjs');
+const { toWireServers } = require('../wire-config.cjs');
+const { FetchBridge } = require('../fetch-bridge.cjs');
+const { callProvider } = require('../oauth/provider-ops.cjs');
+const { SetAsideTools } = require('../schema-problems.cjs');
+const { ToolPins } = require('../tool-pins.cjs');
+const { DEFAULT_TIMEOUT_MS } = require('./defaults.cjs');
+const events = require('./events.cjs');
+const { onInputRequest } = require('./input.cjs');
+
+// Direct calls are settled through a weak callback, which does not keep Node's event loop
+// alive by itself: one shared timer, referenced only while any direct call is in flight, does.
+let directInFlight = 0;
+let keepAlive;
+function directCallStarted() {
+  if (directInFlight++ === 0) {
+    keepAlive ??= setInterval(() => {}, 2 ** 30);
+    keepAlive.ref();
+  }
+}
+function directCallSettled() {
+  if (--directInFlight === 0) keepAlive.unref();
+}
+
+/** Settles a direct call (see `startCall`): `json` is the shaped result or the core's error. */
+function settleDirectCall(directCalls, { id, ok, json }) {
+  const pending = directCalls.get(id);
+  if (!pending) return;
+  directCalls.delete(id);
+  directCallSettled();
+  if (ok) pending.resolve(JSON.parse(json));
+  else pending.reject(new Error(json));
+}
+
+/**
+ * What both client classes of one face share: the `@mastra/core` modules (or stand-ins) and the
+ * tools module, loaded lazily once.
+ */
+function createKit(deps) {
+  const kit = {
+    deps,
+    coreToolsLoaded: undefined,
+    coreToolsPromise: undefined,
+    loadCoreTools: () => (kit.coreToolsPromise ??= deps.loadTools().then((t) => (kit.coreToolsLoaded = t))),
+  };
+  return kit;
+}
+
+class Host {
+  /**
+   * @param owner the client (a MastraBase: its `logger` is used)
+   * @param kit from `createKit`
+   * @param args `{ servers, timeout, telemetry, toolLock, onToolDrift }` as the user gave them
+   */
+  constructor(owner, kit, args) {
+    this.owner = owner;
+    this.kit = kit;
+    this.servers = args.servers;
+    this.defaultTimeout = args.timeout ?? DEFAULT_TIMEOUT_MS;
+    this.telemetry = args.telemetry !== false; // `telemetry: false` turns spans and metrics off
+    this.handlers = new Map(); // `${kind}\u0000${server}` -> handler
+    this.stderr = new Map(); // server -> PassThrough
+    this.toolCache = new Map(); // server -> { epoch, session, tools }
+    this.callContexts = new Map(); // tool call id -> RequestContext (for a custom fetch)
+    this.directCalls = new Map(); // tool call id -> { resolve, reject } of a call written by startCall
+    this.authFlows = new Map(); // server -> { promise, flowId }
+    this.inputAborts = new Map(); // input request id -> AbortController of an `inputRequests` call
+    this.setAside = new SetAsideTools(); // tools left out for a malformed schema, warned about once
+    this.pins = ToolPins.from(args); // the tool lock (`toolLock`, `onToolDrift`), when one is given
+    this.disconnecting = undefined;
+    for (const [name, def] of Object.entries(args.servers)) {
+      if (def && def.stderr === 'pipe') this.stderr.set(name, new PassThrough());
+    }
+    this.native = openNative(this, args);
+  }
+
+  /** Throws the anchor's error for a server name this client was not given. */
+  requireServer(name) {
+    if (!Object.prototype.hasOwnProperty.call(this.servers, name)) {
+      throw new Error(`Server configuration not found for name: ${name}`);
+    }
+  }
+
+  /** A tools/call written from this thread when the server is ready, else the async path. */
+  callTool(server, name, input, argsJson, metaJson, options) {
+    if (this.native.startCall(server, name, argsJson, metaJson, options.callId)) {
+      directCallStarted();
+      return new Promise((resolve, reject) => this.directCalls.set(options.callId, { resolve, reject }));
+    }
+    return this.native.callTool(server, name, input, options).then(JSON.parse);
+  }
+}
+
+/**
+ * The native client. It holds its callbacks strongly: they must not hold the host (which holds
+ * the client), or the pair could never be collected (a disconnected, dropped client would leak).
+ */
+function openNative(host, args) {
+  const self = new WeakRef(host);
+  const { stderr, directCalls, servers } = host;
+  const fetchBridge = new FetchBridge(servers, host.callContexts);
+  return new NativeClient(
+    toWireServers(servers),
+    args.timeout,
+    (event) => {
+      const h = self.deref();
+      if (h) events.onEvent(h, event);
+    },
+    ({ server, data }) => stderr.get(server)?.write(data),
+    (request) => {
+      const h = self.deref();
+      if (!h) throw new Error(`No elicitation handler is registered for server ${request.server}`);
+      return onInputRequest(h, request);
+    },
+    (request) => fetchBridge.fetch(request),
+    (bodyId) => fetchBridge.read(bodyId),
+    (bodyId) => fetchBridge.cancel(bodyId),
+    (request) => callProvider(servers[request.server]?.authProvider, request),
+    (done) => settleDirectCall(directCalls, done),
+  );
+}
+
+module.exports = { Host, createKit };
