@@ -220,7 +220,11 @@ async function session(client, server, transport, mode) {
   const files = { starts: join(workDir, `starts-${n}`), stderr: join(workDir, `stderr-${n}`) };
   const http = transport === 'http' ? httpServers[server.http] : undefined;
   const stderrBefore = http ? http.stderr().length : 0;
-  const def = { ...definition(server, transport, files), timeout: server.timeout ?? REQUEST_TIMEOUT_MS };
+  // A short `timeout` is for the probing anchors' sake (they wait it out); ours ends an unanswered probe after
+  // 1 s (era/probe_window.rs), so it gets the generous one: on a loaded machine, starting the old Python
+  // server again and its `initialize` took over 5 s.
+  const timeout = client === 'ours' ? REQUEST_TIMEOUT_MS : (server.timeout ?? REQUEST_TIMEOUT_MS);
+  const def = { ...definition(server, transport, files), timeout };
   const out = { connected: false, asked: [] };
   let c;
   if (client === 'ours') {
