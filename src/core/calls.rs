@@ -52,6 +52,15 @@ impl CallTable {
         abort
     }
 
+    /// Runs `op` with the abort of a call registered under `id` (`None`: not abortable), and
+    /// settles the call when it ends.
+    pub async fn run<F: std::future::Future>(&self, id: Option<u32>, op: impl FnOnce(Abort) -> F) -> F::Output {
+        let Some(id) = id else { return op(Abort::default()).await };
+        let output = op(self.register(id)).await;
+        self.settle(id);
+        output
+    }
+
     /// The call `id` on the async path ended.
     pub fn settle(&self, id: u32) {
         if let Ok(mut pending) = self.pending.lock() {

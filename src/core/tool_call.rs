@@ -42,23 +42,20 @@ pub async fn call(conn: &Connection, calls: &CallTable, name: String, args: Opti
     let mut params = Map::new();
     params.insert("name".into(), Value::String(name));
     params.insert("arguments".into(), args.filter(Value::is_object).unwrap_or_else(|| json!({})));
-    let abort = match options.call_id {
-        Some(id) => calls.register(id),
-        None => Abort::default(),
-    };
-    let request = RequestOptions {
-        timeout_ms: options.timeout_ms,
-        meta: options.meta,
-        cancel: Some(abort.token),
-        cancel_reason: Some(abort.reason),
-        progress_token: options.progress_token,
-        context: options.call_id,
-        verbatim: false,
-    };
-    let traced = observe::scope(observed, METHOD, tasks::call_tool(conn, params, request, conn.prefers_tasks())).await;
-    if let Some(id) = options.call_id {
-        calls.settle(id);
-    }
+    let traced = calls
+        .run(options.call_id, |abort| {
+            let request = RequestOptions {
+                timeout_ms: options.timeout_ms,
+                meta: options.meta,
+                cancel: Some(abort.token),
+                cancel_reason: Some(abort.reason),
+                progress_token: options.progress_token,
+                context: options.call_id,
+                verbatim: false,
+            };
+            observe::scope(observed, METHOD, tasks::call_tool(conn, params, request, conn.prefers_tasks()))
+        })
+        .await;
     encode::call_result(conn.name(), traced)
 }
 

@@ -352,11 +352,8 @@ impl NativeClient {
     #[napi]
     pub async fn authenticate(&self, server: String, timeout_ms: Option<f64>, flow_id: u32) -> Result<()> {
         let conn = self.server(&server)?;
-        let abort = self.calls.register(flow_id);
-        let timeout = std::time::Duration::from_millis(opt_ms(timeout_ms).unwrap_or(300_000));
-        let result = conn.authenticate(timeout, abort.token).await;
-        self.calls.settle(flow_id);
-        result.map_err(to_napi)
+        let timeout = opt_ms(timeout_ms).map(std::time::Duration::from_millis);
+        self.calls.run(Some(flow_id), |abort| conn.authenticate(timeout, abort.token)).await.map_err(to_napi)
     }
 
     /// Advertises elicitation on the next connect, synchronously (refused once connected).

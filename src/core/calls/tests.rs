@@ -135,3 +135,20 @@ fn cancel_racing_the_hand_over_always_cancels_the_call() {
 fn disconnect_racing_the_hand_over_always_cancels_the_call() {
     race(|calls, _| calls.drain(DISCONNECTED));
 }
+
+#[tokio::test]
+async fn a_run_is_registered_while_it_runs_and_settled_after() {
+    let calls = CallTable::default();
+    let table = &calls;
+    let cancelled = calls
+        .run(Some(4), |abort| async move {
+            table.cancel(4, "stop");
+            abort.token.is_cancelled() && *abort.reason.lock().unwrap() == "stop"
+        })
+        .await;
+    assert!(cancelled);
+    let output = calls.run(Some(5), |_| async { table.len() }).await;
+    assert_eq!(output, (1, 0));
+    assert_eq!(calls.len(), (0, 0));
+    assert_eq!(calls.run(None, |abort| async move { abort.token.is_cancelled() }).await, false);
+}
