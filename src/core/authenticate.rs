@@ -12,12 +12,16 @@ use super::auth::BeginError;
 use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 
+/// How long `authenticate` waits for the user when the caller gives no timeout.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
 impl Connection {
     /// Runs the interactive OAuth flow: a loopback callback server on the provider's redirect
     /// URL (or the next free port), a connect that triggers `redirectToAuthorization` when no
     /// valid tokens exist, the wait for the browser's callback (bounded by `timeout`), the token
     /// exchange, and the final connect. Stored valid tokens finish without a browser step.
-    pub async fn authenticate(&self, timeout: Duration, cancel: CancellationToken) -> Result<()> {
+    pub async fn authenticate(&self, timeout: Option<Duration>, cancel: CancellationToken) -> Result<()> {
+        let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
         let name = self.name().to_string();
         let session = self.oauth().cloned().ok_or_else(|| {
             McpError::new(

@@ -36,6 +36,8 @@ pub enum ErrorKind {
     AuthRequired,
     /// An OAuth step failed (discovery, registration, token exchange, callback).
     AuthFailed,
+    /// The face handed over arguments that are not what the call takes (not JSON, not an object).
+    InvalidArguments,
 }
 
 impl ErrorKind {
@@ -56,6 +58,7 @@ impl ErrorKind {
             ErrorKind::Policy(id) => id,
             ErrorKind::AuthRequired => "UNAUTHORIZED",
             ErrorKind::AuthFailed => "AUTH_FAILED",
+            ErrorKind::InvalidArguments => "INVALID_ARGUMENTS",
         }
     }
 

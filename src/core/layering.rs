@@ -2,6 +2,8 @@
 //! the connection names none of the protocol features above it, transports name nothing of
 //! authorization, no file is over 500 lines, and the top-level modules of `src/core` import
 //! each other without a circle (a circle may only run inside one module and its submodules).
+//! The binding (`src/node`) is held to the line cap too, and names no JSON-RPC method or error
+//! code: it marshals, and what is sent and what a code means is the core's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -11,11 +13,17 @@ const MAX_LINES: usize = 500;
 /// The feature layers (and their registry) the connection must not name.
 const FEATURES: &[&str] = &["tasks", "input", "listen", "tool_cache", "era", "lists", "follow_up", "features", "registry"];
 
-/// Every `.rs` file under `src/core`, with its module path below `core` (`a/b.rs` and
-/// `a/b/mod.rs` are `["a", "b"]`).
-fn core_files() -> Vec<(Vec<String>, PathBuf)> {
+/// The segments before the `/` of a JSON-RPC method of MCP (`tools/call`, `notifications/…`).
+const METHOD_HEADS: &[&str] = &[
+    "tools", "resources", "prompts", "notifications", "tasks", "completion", "logging", "roots", "sampling", "elicitation", "subscriptions", "server",
+];
+/// JSON-RPC methods of MCP without a `/`.
+const BARE_METHODS: &[&str] = &["initialize", "ping"];
+
+/// Every `.rs` file under `src/<dir>`, sorted.
+fn rust_files(dir: &str) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("src/core is readable").flatten() {
+        for entry in std::fs::read_dir(dir).expect("the source folder is readable").flatten() {
             let path = entry.path();
             if path.is_dir() {
                 walk(&path, out);
@@ -24,11 +32,17 @@ fn core_files() -> Vec<(Vec<String>, PathBuf)> {
             }
         }
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
     let mut files = Vec::new();
-    walk(&root, &mut files);
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir), &mut files);
     files.sort();
     files
+}
+
+/// Every `.rs` file under `src/core`, with its module path below `core` (`a/b.rs` and
+/// `a/b/mod.rs` are `["a", "b"]`).
+fn core_files() -> Vec<(Vec<String>, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    rust_files("core")
         .into_iter()
         .map(|path| {
             let rel = path.strip_prefix(&root).expect("under src/core").with_extension("");
@@ -43,6 +57,17 @@ fn core_files() -> Vec<(Vec<String>, PathBuf)> {
 
 /// The code of a file before its tests, without comments, string and char literals.
 fn code_of(source: &str) -> String {
+    scan(source).0
+}
+
+/// The string literals of a file's code before its tests (comments skipped), as written.
+fn literals_of(source: &str) -> Vec<String> {
+    scan(source).1
+}
+
+/// `code_of` and `literals_of` in one pass.
+fn scan(source: &str) -> (String, Vec<String>) {
+    let mut literals = Vec::new();
     let source = source.split("#[cfg(test)]").next().unwrap_or_default();
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len());
@@ -65,16 +90,20 @@ fn code_of(source: &str) -> String {
             let hashes = chars[i + 1..].iter().take_while(|&&h| h == '#').count();
             i += 1 + hashes + 1;
             let close: String = std::iter::once('"').chain(std::iter::repeat('#').take(hashes)).collect();
+            let start = i;
             while i < chars.len() && !chars[i..].iter().collect::<String>().starts_with(&close) {
                 i += 1;
             }
+            literals.push(chars[start..i.min(chars.len())].iter().collect());
             i += close.len();
             out.push_str("\"\"");
         } else if c == '"' {
             i += 1;
+            let start = i;
             while i < chars.len() && chars[i] != '"' {
                 i += if chars[i] == '\\' { 2 } else { 1 };
             }
+            literals.push(chars[start..i.min(chars.len())].iter().collect());
             i += 1;
             out.push_str("\"\"");
         } else if c == '\'' && next == Some('\\') {
@@ -90,7 +119,7 @@ fn code_of(source: &str) -> String {
             i += 1;
         }
     }
-    out
+    (out, literals)
 }
 
 fn identifiers(code: &str) -> BTreeSet<String> {
@@ -227,6 +256,56 @@ fn no_core_file_is_over_500_lines() {
         let lines = std::fs::read_to_string(&path).expect("readable source").lines().count();
         assert!(lines <= MAX_LINES, "{} has {lines} lines (at most {MAX_LINES}): split it along its responsibilities", path.display());
     }
+}
+
+/// The JSON-RPC methods of MCP a string literal names.
+fn methods_named(literal: &str) -> Vec<String> {
+    literal
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '/' || c == '_'))
+        .filter(|w| BARE_METHODS.contains(w) || w.split_once('/').is_some_and(|(head, rest)| METHOD_HEADS.contains(&head) && !rest.is_empty()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The JSON-RPC error codes (-32000 to -32099, -32600 to -32699) `code` names as numbers.
+fn error_codes_named(code: &str) -> Vec<String> {
+    identifiers(code)
+        .into_iter()
+        .map(|w| w.replace('_', ""))
+        .filter(|w| w.len() == 5 && w.chars().all(|c| c.is_ascii_digit()) && (w.starts_with("320") || w.starts_with("326")))
+        .collect::<BTreeSet<String>>()
+        .into_iter()
+        .collect()
+}
+
+#[test]
+fn no_binding_file_is_over_500_lines() {
+    for path in rust_files("node") {
+        let lines = std::fs::read_to_string(&path).expect("readable source").lines().count();
+        assert!(lines <= MAX_LINES, "{} has {lines} lines (at most {MAX_LINES}): move what is not marshalling into the core", path.display());
+    }
+}
+
+#[test]
+fn the_binding_names_no_json_rpc_method_or_error_code() {
+    let files = rust_files("node");
+    assert!(files.iter().any(|p| p.ends_with("client.rs")), "the scan sees src/node: {files:?}");
+    for path in files {
+        let source = std::fs::read_to_string(&path).expect("readable source");
+        let methods: Vec<String> = literals_of(&source).iter().flat_map(|l| methods_named(l)).collect();
+        assert!(methods.is_empty(), "{} names the JSON-RPC method(s) {methods:?}: what is sent is the core's (one core call per binding method)", path.display());
+        let codes = error_codes_named(&code_of(&source));
+        assert!(codes.is_empty(), "{} names the JSON-RPC error code(s) {codes:?}: what a code means is the core's", path.display());
+    }
+}
+
+#[test]
+fn the_binding_scan_finds_methods_and_codes() {
+    let source = "let m = \"tools/call\"; // \"resources/read\"\nlet n = \"notifications/roots/list_changed\"; let p = \"initialize\";\nif code == -32601 || c == -32_000 { }\nlet ok = \"'tools' | 'prompts'\"; let u = \"https://x/tools\";";
+    let named: Vec<String> = literals_of(source).iter().flat_map(|l| methods_named(l)).collect();
+    assert_eq!(named, ["tools/call", "notifications/roots/list_changed", "initialize"]);
+    assert_eq!(error_codes_named(&code_of(source)), ["32000", "32601"]);
+    assert!(error_codes_named(&code_of("let t = 32_768; let port = 3200;")).is_empty());
 }
 
 #[test]

@@ -58,3 +58,75 @@ fn read_page(page: &str, key: &str, items: &mut Vec<String>) -> std::result::Res
     items.extend(list.into_iter().map(|item| item.get().to_string()));
     Ok(fields.get("nextCursor").and_then(|c| serde_json::from_str::<String>(c.get()).ok()))
 }
+
+/// The lists the face reads over all servers, every page (list policy: which request, which
+/// key of its result, which server capability it needs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    Resources,
+    ResourceTemplates,
+    Prompts,
+}
+
+/// A server that does not implement a list's method (JSON-RPC "method not found").
+const METHOD_NOT_FOUND: i64 = -32601;
+
+impl Listing {
+    /// From the face's name of the list (`'resources' | 'resourceTemplates' | 'prompts'`).
+    pub fn from_name(name: &str) -> Option<Listing> {
+        match name {
+            "resources" => Some(Listing::Resources),
+            "resourceTemplates" => Some(Listing::ResourceTemplates),
+            "prompts" => Some(Listing::Prompts),
+            _ => None,
+        }
+    }
+
+    /// The request, the key of its items, and the capability a server must have declared.
+    pub fn parts(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Listing::Resources => ("resources/list", "resources", "resources"),
+            Listing::ResourceTemplates => ("resources/templates/list", "resourceTemplates", "resources"),
+            Listing::Prompts => ("prompts/list", "prompts", "prompts"),
+        }
+    }
+
+    pub fn method(self) -> &'static str {
+        self.parts().0
+    }
+}
+
+/// Every item of `listing` on `conn`: none from a server without its capability, or one that
+/// does not implement the method.
+pub async fn list_of(conn: &Connection, listing: Listing, meta: Option<&Value>) -> Result<Vec<Value>> {
+    let (method, key, capability) = listing.parts();
+    let live = conn.ensure_connected().await?;
+    if !super::connection::server_has(&live, capability) {
+        return Ok(Vec::new());
+    }
+    match list_all(conn, method, key, meta).await {
+        Err(e) if e.rpc_code == Some(METHOD_NOT_FOUND) => Ok(Vec::new()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_face_names_three_listings() {
+        assert_eq!(Listing::from_name("resourceTemplates").map(Listing::parts), Some(("resources/templates/list", "resourceTemplates", "resources")));
+        assert_eq!(Listing::from_name("prompts").map(Listing::method), Some("prompts/list"));
+        assert_eq!(Listing::from_name("resources").map(Listing::method), Some("resources/list"));
+        assert_eq!(Listing::from_name("tools"), None);
+    }
+
+    #[test]
+    fn a_page_gives_its_items_and_cursor() {
+        let mut items = Vec::new();
+        assert_eq!(read_page(r#"{"prompts":[{"name":"a"}],"nextCursor":"c2"}"#, "prompts", &mut items), Ok(Some("c2".into())));
+        assert_eq!(items, vec![r#"{"name":"a"}"#.to_string()]);
+        assert!(read_page(r#"{"other":[]}"#, "prompts", &mut items).is_err());
+    }
+}

@@ -1,10 +1,12 @@
 //! The napi-free MCP client core: configuration, connections, transports and events.
 
 pub mod auth;
+pub mod calls;
 mod authenticate;
 pub mod era;
 pub mod config;
 pub mod connection;
+pub mod encode;
 pub mod env;
 pub mod error;
 pub mod events;
@@ -15,6 +17,7 @@ pub mod input;
 pub mod interned;
 pub mod listen;
 pub mod lists;
+pub mod operations;
 pub mod mcp_json;
 pub mod net;
 pub mod observe;
@@ -24,6 +27,7 @@ pub mod results;
 pub mod schema_key;
 pub mod tasks;
 pub mod tool_cache;
+pub mod tool_call;
 pub mod tool_lock;
 pub mod tool_schema;
 pub mod transport;
