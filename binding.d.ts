@@ -63,8 +63,6 @@ export declare class NativeClient {
   getPrompt(server: string, name: string, args?: Record<string, unknown> | undefined, meta?: Record<string, string> | undefined): Promise<any>
   /** Advertise elicitation for a server on its next connect (errors once connected). */
   enableElicitation(server: string): Promise<void>
-  /** `{ server: instructions | null }` for every configured server. */
-  instructions(): Promise<Record<string, string | null>>
   /** `{ server: instructions | null }` from the last initialized session of each server, now. */
   instructionsNow(): Record<string, string | null>
   /** `{ server: protocol revision | null }` of each server's live session, now. */

@@ -165,14 +165,4 @@ impl Registry {
         }
         Value::Object(out)
     }
-
-    /// `{ server: instructions | null }` for every configured server.
-    pub async fn instructions(&self) -> Value {
-        let mut out = Map::new();
-        for name in &self.order {
-            let text = self.servers[name].instructions().await;
-            out.insert(name.clone(), text.map(Value::String).unwrap_or(Value::Null));
-        }
-        Value::Object(out)
-    }
 }

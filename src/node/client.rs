@@ -290,12 +290,6 @@ impl NativeClient {
         self.server(&server)?.enable_elicitation().await.map_err(to_napi)
     }
 
-    /// `{ server: instructions | null }` for every configured server.
-    #[napi(ts_return_type = "Promise<Record<string, string | null>>")]
-    pub async fn instructions(&self) -> Result<Value> {
-        Ok(self.registry().instructions().await)
-    }
-
     /// `{ server: instructions | null }` from the last initialized session of each server, now.
     #[napi(ts_return_type = "Record<string, string | null>")]
     pub fn instructions_now(&self) -> Value {

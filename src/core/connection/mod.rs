@@ -402,9 +402,4 @@ impl Connection {
             )
         })
     }
-
-    /// Instructions of the live session, if connected.
-    pub async fn instructions(&self) -> Option<String> {
-        self.current().await.and_then(|l| l.instructions.clone())
-    }
 }
