@@ -22,32 +22,19 @@ function lock(api, definitions, opts) {
   const text = api.createToolLock(definitions);
   const exists = fs.existsSync(out);
   const what = counted(definitions);
+  const differs = (report, summary) => ({ ok: false, out, action: 'differs', report, diff: api.formatToolDrift(report), summary });
   if (opts.check) {
     if (!exists) return { ok: false, out, action: 'missing', summary: `no tool lock at ${out}: run \`mastra-mcp lock\` to write one` };
     const report = api.checkToolLock(out, definitions);
     if (report.ok) return { ok: true, out, action: 'matches', summary: `${out} matches the servers (${what})`, report };
-    return {
-      ok: false,
-      out,
-      action: 'differs',
-      report,
-      diff: api.formatToolDrift(report),
-      summary: `the servers no longer match ${out}; review the changes above, then accept them with \`mastra-mcp lock --update\``,
-    };
+    return differs(report, `the servers no longer match ${out}; review the changes above, then accept them with \`mastra-mcp lock --update\``);
   }
   const before = exists ? fs.readFileSync(out, 'utf8') : undefined;
   if (before === text) return { ok: true, out, action: 'unchanged', summary: `${out} is up to date (${what})` };
   if (before !== undefined && !opts.update) {
     const report = api.checkToolLock(out, definitions);
     if (report.ok) return { ok: true, out, action: 'unchanged', summary: `${out} matches the servers (${what})` };
-    return {
-      ok: false,
-      out,
-      action: 'differs',
-      report,
-      diff: api.formatToolDrift(report),
-      summary: `${out} exists and the servers no longer match it: nothing written; accept the changes above with \`mastra-mcp lock --update\``,
-    };
+    return differs(report, `${out} exists and the servers no longer match it: nothing written; accept the changes above with \`mastra-mcp lock --update\``);
   }
   writeAtomically(out, text);
   return { ok: true, out, action: before === undefined ? 'written' : 'updated', summary: `${before === undefined ? 'Wrote' : 'Updated'} ${out} (${what})` };
