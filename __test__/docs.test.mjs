@@ -29,7 +29,8 @@
 //
 // Paths: every repository path the docs name in backticks (`src/…`, `lib/…`, `__test__/…`, …) exists, and
 // docs/architecture.md names every file of src/ and lib/ (or a folder holding it), so a new or moved file
-// fails here until the page says where it lives.
+// fails here until the page says where it lives; and its test table names every __test__/*.test.mjs file and no
+// other, so a new, moved or deleted suite fails here until the table follows.
 //
 // Links: every `[text](target)` outside code whose target is not absolute (http:, https:, mailto:) must name
 // an existing file, and its `#anchor` a heading of that file (GitHub's slugs). PENDING_PAGES lists pages
@@ -586,6 +587,36 @@ test('docs: every repository path the docs name exists, and docs/architecture.md
     }
     if (!forms.some((n) => named.has(n))) problems.push(`docs/architecture.md does not name ${f} (nor a folder it is in)`);
   }
+  assert.deepEqual(problems, []);
+});
+
+// The test table of docs/architecture.md ("Running the tests fast"): its files column names each suite as
+// `<name>` (for `__test__/<name>.test.mjs`), notes in parentheses; every suite is named, and every name is a suite.
+function testTableNames(arch) {
+  const lines = arch.split('\n');
+  const start = lines.findIndex((l) => /^\|\s*group\s*\|\s*files\s*\|/.test(l));
+  assert.ok(start >= 0, 'docs/architecture.md has a test table (| group | files |)');
+  const names = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    let files = line.split('|')[2] ?? '';
+    // Notes in parentheses (which may nest) name things that are not suites.
+    for (let prev; prev !== files; ) [prev, files] = [files, files.replace(/\([^()]*\)/g, '')];
+    names.push(...[...files.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]));
+  }
+  return names;
+}
+
+test('docs: the test table of docs/architecture.md names every __test__/*.test.mjs file, and only those', () => {
+  const named = testTableNames(readFileSync(path.join(root, 'docs/architecture.md'), 'utf8'));
+  const suites = readdirSync(path.join(root, '__test__'))
+    .filter((f) => f.endsWith('.test.mjs'))
+    .map((f) => f.slice(0, -'.test.mjs'.length));
+  const problems = [
+    ...suites.filter((s) => !named.includes(s)).map((s) => `the test table does not name __test__/${s}.test.mjs`),
+    ...named.filter((n) => !suites.includes(n)).map((n) => `the test table names \`${n}\`, but there is no __test__/${n}.test.mjs`),
+    ...named.filter((n, i) => named.indexOf(n) !== i).map((n) => `the test table names \`${n}\` twice`),
+  ];
   assert.deepEqual(problems, []);
 });
 

@@ -4,15 +4,17 @@
 // Omitted, the client opens with the handshake (as @mastra/mcp 1.18 does) and speaks 2026-07-28 only
 // with a server that refuses it (real-servers.test.mjs has the modern-only servers); `'auto'` discovers
 // first and falls back to the handshake (as @mastra/mcp 2.0 does by default); `'legacy'` or a handshake
-// revision pins the handshake; `'2026-07-28'` pins the stateless revision.
-import { test, before, after } from 'node:test';
+// revision pins the handshake; `'2026-07-28'` pins the stateless revision. Then what a session of each era keeps:
+// the server's JSON key order, a 2026-07-28 session's subscriptions/listen stream (opened only when needed, one for
+// all subscriptions), reconnectServer() of a 2026-07-28 session, and @mastra/mcp 2.0's MCPServer's era.
+import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { MCPClient } from '../index.mjs';
+import { MCPClient, InternalMastraMCPClient, MCP_CLIENT_PROTOCOL_VERSION } from '../index.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEverythingHttp, waitFor, nodeBin, fixturePath, stdioFixtureServer, methodSpy } from './fixtures/helpers.mjs';
+import { startEverythingHttp, startMastra2Http, waitFor, nodeBin, fixturePath, stdioFixtureServer, methodSpy } from './fixtures/helpers.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
 import { startPythonHttp } from './fixtures/python-http.mjs';
 
@@ -25,12 +27,17 @@ let python;
 const http = {};
 before(async () => {
   python = pythonWithMcp();
-  [http.everything, http.python] = await Promise.all([startEverythingHttp('streamableHttp'), startPythonHttp(python, pyServer)]);
+  [http.everything, http.python, http.mastra2] = await Promise.all([
+    startEverythingHttp('streamableHttp'),
+    startPythonHttp(python, pyServer),
+    startMastra2Http(),
+  ]);
 });
 const clients = [];
+const stops = [];
 after(async () => {
-  await Promise.all(clients.map((c) => c.disconnect()));
-  await Promise.all(Object.values(http).map((s) => s.stop()));
+  await Promise.all(clients.map((c) => c.disconnect().catch(() => {})));
+  await Promise.all([...Object.values(http).map((s) => s.stop()), ...stops.map((s) => s())]);
 });
 
 const everything = {
@@ -271,3 +278,105 @@ test('eras: a JSON Schema 2020-12 input schema ($defs, $ref, prefixItems) valida
   assert.equal(refused.error, true, JSON.stringify(refused));
   assert.match(refused.message, /trip\.start.*country/);
 });
+
+let nextClient = 0;
+const clientOfServers = (servers, extra) => client(servers, extra);
+function client(servers, extra = {}) {
+  const c = new MCPClient({ id: `eras-${process.pid}-c${nextClient++}`, servers, ...extra });
+  clients.push(c);
+  return c;
+}
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: python, args: [pyServer, 'stdio'] })],
+  ['Streamable HTTP', () => ({ url: new URL(http.python.url) })],
+  ['stdio, 2026-07-28', () => ({ command: python, args: [pyServer, 'stdio'], protocolVersion: '2026-07-28' })],
+  ['Streamable HTTP, 2026-07-28', () => ({ url: new URL(http.python.url), protocolVersion: '2026-07-28' })],
+]) {
+  test(`eras: results keep the server's JSON key order over ${label}`, async () => {
+    const c = client({ py: define() });
+    const tools = await c.listTools();
+    const result = await tools.py_weather.execute({ city: 'Oslo' }, {});
+    const structured = result.structuredContent ?? result;
+    assert.deepEqual(Object.keys(structured), ['temperature', 'conditions'], JSON.stringify(result));
+  });
+}
+
+test('eras: a 2026-07-28 session opens subscriptions/listen only once a handler or a subscription needs it', async () => {
+  const { methods, fetchSpy } = methodSpy();
+  const c = client({ py: { url: new URL(http.python.url), protocolVersion: '2026-07-28', fetch: fetchSpy } });
+  await c.listTools();
+  await (await c.listTools()).py_echo.execute({ message: 'hi' }, {});
+  assert.ok(!methods.includes('subscriptions/listen'), `no stream without interest: ${methods.join(' ')}`);
+  let changed = 0;
+  await c.tools.onListChanged('py', () => changed++);
+  const deadline = Date.now() + 10_000;
+  while (!methods.includes('subscriptions/listen') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(methods.includes('subscriptions/listen'), `a list-changed handler opens the stream: ${methods.join(' ')}`);
+  assert.equal(changed, 0);
+});
+
+test('eras: reconnectServer() of a 2026-07-28 session over Streamable HTTP sends nothing, keeps the era, and survives an outage', async () => {
+  let server = await startPythonHttp(python, pyServer);
+  stops.push(() => server.stop());
+  const { methods, fetchSpy } = methodSpy();
+  const c = client({ py: { url: new URL(server.url), protocolVersion: '2026-07-28', fetch: fetchSpy } });
+  const tools = await c.listTools();
+  assert.deepEqual(c.getServerProtocolVersions(), { py: '2026-07-28' });
+  const sent = methods.length;
+  await c.reconnectServer('py');
+  assert.equal(methods.length, sent, `nothing sent by the reconnect: ${methods.slice(sent).join(' ')}`);
+  assert.deepEqual(c.getServerProtocolVersions(), { py: '2026-07-28' });
+
+  await server.stop();
+  await c.reconnectServer('py'); // during the outage: does not throw
+  server = await startPythonHttp(python, pyServer, { port: server.port });
+  assert.match(JSON.stringify(await tools.py_echo.execute({ message: 'back' }, {})), /Echo: back/);
+  assert.equal(methods.filter((m) => m === 'server/discover').length, 1, `no second probe: ${methods.join(' ')}`);
+});
+
+test('eras: concurrent resource subscriptions in a 2026-07-28 session end on one stream asking for all of them', async () => {
+  const bodies = [];
+  const fetchSpy = async (url, init) => {
+    const body = init?.body == null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body).toString();
+    if (body.includes('"subscriptions/listen"')) bodies.push(JSON.parse(body));
+    return fetch(url, init);
+  };
+  const c = client({ py: { url: new URL(http.python.url), protocolVersion: '2026-07-28', fetch: fetchSpy } });
+  await c.listTools();
+  await Promise.all([c.resources.subscribe('py', 'fixture://greeting'), c.resources.subscribe('py', 'fixture://other')]);
+  const deadline = Date.now() + 10_000;
+  while (bodies.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const last = bodies.at(-1);
+  assert.ok(last, 'a subscriptions/listen was sent');
+  assert.deepEqual(JSON.stringify(last.params).match(/fixture:\/\/\w+/g).sort(), ['fixture://greeting', 'fixture://other'], JSON.stringify(bodies));
+});
+
+// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`.
+const server2 = fixturePath('mastra2-server/server.mjs');
+const TRANSPORTS = [
+  ['stdio', (extra = {}) => ({ command: nodeBin, args: [server2, 'stdio'], ...extra })],
+  ['Streamable HTTP', (extra = {}) => ({ url: http.mastra2.url, ...extra })],
+];
+
+for (const [label, define] of TRANSPORTS) {
+  describe(`eras: @mastra/mcp 2.0's MCPServer (${label})`, () => {
+    const client = (def, options = {}) => clientOfServers({ s: def }, options);
+    test('the session is 2026-07-28', async () => {
+      const c = client(define());
+      await c.listTools();
+      assert.deepEqual(c.getServerProtocolVersions(), { s: MCP_CLIENT_PROTOCOL_VERSION });
+    });
+
+    test('InternalMastraMCPClient: negotiatedProtocolVersion', async () => {
+      const internal = new InternalMastraMCPClient({ name: 's', server: define() });
+      try {
+        assert.equal(internal.negotiatedProtocolVersion, undefined);
+        await internal.connect();
+        assert.equal(internal.negotiatedProtocolVersion, '2026-07-28');
+      } finally {
+        await internal.disconnect();
+      }
+    });
+  });
+}

@@ -24,6 +24,11 @@ function client(def, extra = {}) {
   clients.push(c);
   return c;
 }
+function clientOf(servers) {
+  const c = new MCPClient({ id: `remote-${n++}`, servers });
+  clients.push(c);
+  return c;
+}
 const hostOf = (f) => new URL(f.url).host;
 const reached = (f, pathPrefix) => f.requests.filter((r) => r.path.startsWith(pathPrefix));
 
@@ -255,4 +260,11 @@ test("era probe ('auto'): a handshake-era server that answers server/discover wi
   } finally {
     await f.close();
   }
+});
+
+test('an SSE-only URL (ending in /sse) that never answers fails after `timeout`, not the longer connect timeout', async () => {
+  const c = clientOf({ hole: { url: new URL(`${a.url}/blackhole/sse`), timeout: 1500, connectTimeout: 6000 } });
+  const { errors } = await c.listToolsWithErrors();
+  assert.match(errors.hole, /1500 ms/, errors.hole);
+  assert.doesNotMatch(errors.hole, /6000 ms/);
 });

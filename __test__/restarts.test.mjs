@@ -9,7 +9,7 @@ import { MCPClient } from '../index.mjs';
 import { neverConnected } from '../lib/fetch-bridge.cjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
 import { startSseLedgerServer } from './fixtures/sse-ledger-server.mjs';
-import { fixturePath, nodeBin, startEverythingHttp, tmpFile, waitFor } from './fixtures/helpers.mjs';
+import { fixturePath, nodeBin, startEverythingHttp, tmpFile, waitFor, methodSpy } from './fixtures/helpers.mjs';
 import { startPythonHttp } from './fixtures/python-http.mjs';
 import { pythonWithMcp } from '../scripts/python-venv.mjs';
 
@@ -302,3 +302,33 @@ for (const mode of ['streamableHttp', 'sse']) {
     assert.ok(got.messages.length > 0, 'the prompt came back');
   });
 }
+
+let nextId = 0;
+function client(servers) {
+  const c = new MCPClient({ id: `restarts-${process.pid}-${nextId++}`, servers });
+  cleanup.push(() => c.disconnect().catch(() => {}));
+  return c;
+}
+
+test('a Streamable HTTP server restarted under a live session: the next call initializes again and succeeds, run once', async () => {
+  const first = await startEverythingHttp('streamableHttp');
+  let current = first;
+  cleanup.push(() => current.stop());
+  const { methods, fetchSpy } = methodSpy();
+  const c = client({ ev: { url: new URL(first.url), fetch: fetchSpy } });
+  const tools = await c.listTools();
+  assert.match(JSON.stringify(await tools.ev_echo.execute({ message: 'before' }, {})), /Echo: before/);
+  const sessionBefore = c.sessionIds.ev;
+  assert.equal(typeof sessionBefore, 'string');
+
+  await first.stop();
+  current = await startEverythingHttp('streamableHttp', { port: first.port });
+
+  const result = await tools.ev_echo.execute({ message: 'after' }, {});
+  assert.match(JSON.stringify(result), /Echo: after/, JSON.stringify(result));
+  assert.equal(methods.filter((m) => m === 'initialize').length, 2, methods.join(' '));
+  const calls = methods.filter((m) => m === 'tools/call').length;
+  // before, the one the restarted server refused unrun (404: unknown session), and that call once more.
+  assert.equal(calls, 3, `the refused call is sent again, once: ${methods.join(' ')}`);
+  assert.notEqual(c.sessionIds.ev, sessionBefore, 'a new session');
+});
