@@ -6,7 +6,7 @@ const { untraced } = require('../telemetry.cjs');
 const { fromNative, nativeCall } = require('../errors.cjs');
 const { CLIENT_VERSION } = require('../wire-config.cjs');
 const { traceMetaOf } = require('../trace-context.cjs');
-const { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, isMethodNotFound } = require('./defaults.cjs');
+const { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH } = require('./defaults.cjs');
 const { Host } = require('./host.cjs');
 const { setHandler } = require('./events.cjs');
 const { mastraError, serverFailure } = require('./outcomes.cjs');
@@ -59,12 +59,13 @@ function createInternalClientClass(kit) {
       // once it is loaded.
       kit.loadCoreTools().catch(() => {});
 
+      // A server without the list (no capability, or -32601) answers an empty one: the core's
+      // list policy (`src/core/lists.rs`, `list_of`), behind `listAll`.
       const list = (what, key, fetch) => async () => {
         try {
           const result = await fetch();
           return Array.isArray(result?.[key]) ? result[key] : [];
         } catch (e) {
-          if (isMethodNotFound(e)) return [];
           this.logger?.error?.(`Error getting ${what} from server`, { server: this.name, error: e?.message ?? String(e) });
           throw new Error(`Failed to fetch ${what} from server ${this.name}: ${e?.message ?? String(e)}`, { cause: e });
         }
