@@ -59,6 +59,11 @@ export declare class NativeClient {
    * that list's changes (`kind`: 'tools' | 'prompts' | 'resources').
    */
   wantListChanges(server: string, kind: 'tools' | 'prompts' | 'resources'): Promise<void>
+  /**
+   * A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
+   * for `server`: the core decides what it asks for (`core::user_handlers`).
+   */
+  handlerRegistered(server: string, kind: string): Promise<void>
   /** `prompts/get`, plus the matching `prompts/list` entry as `prompt`. */
   getPrompt(server: string, name: string, args?: Record<string, unknown> | undefined, meta?: Record<string, string> | undefined): Promise<any>
   /** Advertise elicitation for a server on its next connect (errors once connected). */

@@ -27,6 +27,8 @@ function handlerOf(host, kind, server) {
 function setHandler(host, kind, server, handler) {
   host.handlers.set(`${kind}\u0000${server}`, handler);
   const list = LISTS_BY_HANDLER[kind];
+  // The core decides what an `elicitation` handler asks (input waits without a bound).
+  if (kind === 'elicitation') host.native.handlerRegistered(server, kind).catch(() => {});
   // Settles once a live 2026-07-28 session's subscriptions/listen asks for the list too.
   return list ? nativeCall(host.native.wantListChanges(server, list)) : undefined;
 }
@@ -56,9 +58,14 @@ function onEvent(host, { server, kind, payload }) {
     case 'sessionEnded':
       return telemetry.endSession(host.telemetry, host.servers[server], payload);
     case 'inputAborted':
+      // `timedOut`: the core's bound on the wait ran out (its reason), else the request is no longer wanted.
       return host.inputAborts
         .get(payload.id)
-        ?.abort(abortReason('The input request is no longer wanted (the call was aborted or the client disconnected)'));
+        ?.abort(
+          payload.timedOut
+            ? new DOMException(payload.timedOut, 'TimeoutError')
+            : abortReason('The input request is no longer wanted (the call was aborted or the client disconnected)'),
+        );
     case 'serverLog': {
       const { level, ...details } = payload;
       return log(host, server, level, '[MCP SERVER LOG]', details, null);

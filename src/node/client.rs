@@ -22,7 +22,7 @@ use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
 use crate::core::results::describe_tool as describe_tool_entry;
 use crate::core::tool_call::{self, CallOptions, DirectCall, Settled, Settlement};
-use crate::core::{operations, tool_cache};
+use crate::core::{operations, tool_cache, user_handlers};
 use crate::core::{Connection, McpError, Registry};
 
 fn opt_ms(v: Option<f64>) -> Option<u64> {
@@ -115,7 +115,7 @@ impl NativeClient {
     ) -> Result<Self> {
         let events = Arc::new(on_event);
         let sink = Arc::new(JsEventSink { events: events.clone(), stderr: on_stderr });
-        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events, next_id: Default::default() });
+        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events });
         let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
         let mut ports = HostPorts::reqwest().map_err(to_napi)?;
         ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
@@ -269,6 +269,13 @@ impl NativeClient {
         };
         listen::want_list_changes(&*self.server(&server)?, kind).await;
         Ok(())
+    }
+
+    /// A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
+    /// for `server`: the core decides what it asks for (`core::user_handlers`).
+    #[napi]
+    pub async fn handler_registered(&self, server: String, kind: String) -> Result<()> {
+        user_handlers::registered(&self.registry(), &server, &kind).await.map_err(to_napi)
     }
 
     /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.
