@@ -55,11 +55,6 @@ export declare class NativeClient {
   subscribeResource(server: string, uri: string): Promise<any>
   unsubscribeResource(server: string, uri: string): Promise<any>
   /**
-   * A list-changed handler was registered for `server`: its 2026-07-28 sessions listen for
-   * that list's changes (`kind`: 'tools' | 'prompts' | 'resources').
-   */
-  wantListChanges(server: string, kind: 'tools' | 'prompts' | 'resources'): Promise<void>
-  /**
    * A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
    * for `server`: the core decides what it asks for (`core::user_handlers`).
    */

@@ -17,7 +17,7 @@ use super::traced::{json_error, to_napi};
 use crate::core::calls::{CallTable, DISCONNECTED};
 use crate::core::encode;
 use crate::core::error::ErrorKind;
-use crate::core::listen::{self, ListKind};
+use crate::core::listen;
 use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
 use crate::core::results::describe_tool as describe_tool_entry;
@@ -255,20 +255,6 @@ impl NativeClient {
     #[napi]
     pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         listen::unsubscribe_resource(&*self.server(&server)?, &uri).await.map_err(to_napi)
-    }
-
-    /// A list-changed handler was registered for `server`: its 2026-07-28 sessions listen for
-    /// that list's changes (`kind`: 'tools' | 'prompts' | 'resources').
-    #[napi]
-    pub async fn want_list_changes(&self, server: String, #[napi(ts_arg_type = "'tools' | 'prompts' | 'resources'")] kind: String) -> Result<()> {
-        let kind = match kind.as_str() {
-            "tools" => ListKind::Tools,
-            "prompts" => ListKind::Prompts,
-            "resources" => ListKind::Resources,
-            other => return Err(invalid(format!("unknown list kind {other}"))),
-        };
-        listen::want_list_changes(&*self.server(&server)?, kind).await;
-        Ok(())
     }
 
     /// A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
