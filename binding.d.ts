@@ -77,7 +77,7 @@ export declare class NativeClient {
   /** Sends `notifications/roots/list_changed` (a no-op when not connected); returns the trace as `set_roots`. */
   sendRootsListChanged(server: string): Promise<unknown>
   /** Completes a pending OAuth authorization with the code captured at the redirect URI. */
-  finishAuth(server: string, code: string): Promise<void>
+  finishAuth(server: string, code: string, iss?: string | undefined | null): Promise<void>
   /** `{ server: sessionId }` for connected Streamable HTTP servers. */
   sessionIds(): Record<string, string>
   /** `'needs-auth'`, `'authorized'` or `undefined`. */

@@ -137,16 +137,8 @@ function createInternalClientClass(kit) {
 
     /** Exchanges the code of the authorization a connect started; then `connect()` again. */
     async finishAuth(authorizationCode, issuer) {
-      let code = String(authorizationCode);
-      // 2.0's form: the code and the callback's RFC 9207 `iss` apart. The core reads both from a
-      // callback URL (its `state` is the pending flow's when absent).
-      if (issuer !== undefined && !/^[a-z][a-z0-9+.-]*:/i.test(code)) {
-        const callback = new URL('http://127.0.0.1/');
-        callback.searchParams.set('code', code);
-        callback.searchParams.set('iss', String(issuer));
-        code = callback.href;
-      }
-      await nativeCall(this.#native.finishAuth(this.name, code));
+      // The code (or the callback URL), and 2.0's RFC 9207 `iss` apart: the core reads them.
+      await nativeCall(this.#native.finishAuth(this.name, String(authorizationCode), issuer === undefined ? undefined : String(issuer)));
     }
 
     /** The protocol revision negotiated with the server (`undefined` while not connected), as in 2.0. */

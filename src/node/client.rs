@@ -318,8 +318,8 @@ impl NativeClient {
 
     /// Completes a pending OAuth authorization with the code captured at the redirect URI.
     #[napi]
-    pub async fn finish_auth(&self, server: String, code: String) -> Result<()> {
-        self.server(&server)?.finish_auth(&code).await.map_err(to_napi)
+    pub async fn finish_auth(&self, server: String, code: String, iss: Option<String>) -> Result<()> {
+        self.server(&server)?.finish_auth(&code, iss.as_deref()).await.map_err(to_napi)
     }
 
     /// `{ server: sessionId }` for connected Streamable HTTP servers.
