@@ -55,10 +55,10 @@ export declare class NativeClient {
   subscribeResource(server: string, uri: string): Promise<any>
   unsubscribeResource(server: string, uri: string): Promise<any>
   /**
-   * A list-changed handler was registered for `server`: its 2026-07-28 sessions listen for
-   * that list's changes (`kind`: 'tools' | 'prompts' | 'resources').
+   * A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
+   * for `server`: the core decides what it asks for (`core::user_handlers`).
    */
-  wantListChanges(server: string, kind: 'tools' | 'prompts' | 'resources'): Promise<void>
+  handlerRegistered(server: string, kind: string): Promise<void>
   /** `prompts/get`, plus the matching `prompts/list` entry as `prompt`. */
   getPrompt(server: string, name: string, args?: Record<string, unknown> | undefined, meta?: Record<string, string> | undefined): Promise<any>
   /** Advertise elicitation for a server on its next connect (errors once connected). */
@@ -77,7 +77,7 @@ export declare class NativeClient {
   /** Sends `notifications/roots/list_changed` (a no-op when not connected); returns the trace as `set_roots`. */
   sendRootsListChanged(server: string): Promise<unknown>
   /** Completes a pending OAuth authorization with the code captured at the redirect URI. */
-  finishAuth(server: string, code: string): Promise<void>
+  finishAuth(server: string, code: string, iss?: string | undefined | null): Promise<void>
   /** `{ server: sessionId }` for connected Streamable HTTP servers. */
   sessionIds(): Record<string, string>
   /** `'needs-auth'`, `'authorized'` or `undefined`. */

@@ -16,12 +16,4 @@ function isPolicyCode(code) {
   return typeof code === 'string' && code.startsWith('MCP_CLIENT_');
 }
 
-/** JSON-RPC "method not found": what a server without the feature answers a list with. */
-const METHOD_NOT_FOUND = -32601;
-
-/** `@mastra/mcp`'s per-server lists read a server without the feature as an empty list. */
-function isMethodNotFound(err) {
-  return err?.code === METHOD_NOT_FOUND;
-}
-
-module.exports = { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, isPolicyCode, isMethodNotFound };
+module.exports = { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, isPolicyCode };

@@ -5,9 +5,6 @@
 const { nativeCall } = require('../errors.cjs');
 const telemetry = require('../telemetry.cjs');
 
-// Handler kinds whose notifications a 2026-07-28 session must ask `subscriptions/listen` for.
-const LISTS_BY_HANDLER = { toolListChanged: 'tools', promptListChanged: 'prompts', resourceListChanged: 'resources' };
-
 const LOG_LEVEL_METHOD = {
   debug: 'debug',
   info: 'info',
@@ -23,12 +20,14 @@ function handlerOf(host, kind, server) {
   return host.handlers.get(`${kind}\u0000${server}`);
 }
 
-/** Registers a handler (the last one wins; they survive reconnects). */
+/**
+ * Registers a handler (the last one wins; they survive reconnects). The core decides what its kind
+ * asks for (`src/core/user_handlers.rs`): a list-changed handler's promise settles once a live
+ * 2026-07-28 session's subscriptions/listen asks for the list too; other kinds settle at once.
+ */
 function setHandler(host, kind, server, handler) {
   host.handlers.set(`${kind}\u0000${server}`, handler);
-  const list = LISTS_BY_HANDLER[kind];
-  // Settles once a live 2026-07-28 session's subscriptions/listen asks for the list too.
-  return list ? nativeCall(host.native.wantListChanges(server, list)) : undefined;
+  return nativeCall(host.native.handlerRegistered(server, kind));
 }
 
 function safely(host, fn, server, what) {
@@ -56,9 +55,14 @@ function onEvent(host, { server, kind, payload }) {
     case 'sessionEnded':
       return telemetry.endSession(host.telemetry, host.servers[server], payload);
     case 'inputAborted':
+      // `timedOut`: the core's bound on the wait ran out (its reason), else the request is no longer wanted.
       return host.inputAborts
         .get(payload.id)
-        ?.abort(abortReason('The input request is no longer wanted (the call was aborted or the client disconnected)'));
+        ?.abort(
+          payload.timedOut
+            ? new DOMException(payload.timedOut, 'TimeoutError')
+            : abortReason('The input request is no longer wanted (the call was aborted or the client disconnected)'),
+        );
     case 'serverLog': {
       const { level, ...details } = payload;
       return log(host, server, level, '[MCP SERVER LOG]', details, null);

@@ -6,7 +6,7 @@ const { untraced } = require('../telemetry.cjs');
 const { fromNative, nativeCall } = require('../errors.cjs');
 const { CLIENT_VERSION } = require('../wire-config.cjs');
 const { traceMetaOf } = require('../trace-context.cjs');
-const { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, isMethodNotFound } = require('./defaults.cjs');
+const { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH } = require('./defaults.cjs');
 const { Host } = require('./host.cjs');
 const { setHandler } = require('./events.cjs');
 const { mastraError, serverFailure } = require('./outcomes.cjs');
@@ -59,12 +59,13 @@ function createInternalClientClass(kit) {
       // once it is loaded.
       kit.loadCoreTools().catch(() => {});
 
+      // A server without the list (no capability, or -32601) answers an empty one: the core's
+      // list policy (`src/core/lists.rs`, `list_of`), behind `listAll`.
       const list = (what, key, fetch) => async () => {
         try {
           const result = await fetch();
           return Array.isArray(result?.[key]) ? result[key] : [];
         } catch (e) {
-          if (isMethodNotFound(e)) return [];
           this.logger?.error?.(`Error getting ${what} from server`, { server: this.name, error: e?.message ?? String(e) });
           throw new Error(`Failed to fetch ${what} from server ${this.name}: ${e?.message ?? String(e)}`, { cause: e });
         }
@@ -136,16 +137,8 @@ function createInternalClientClass(kit) {
 
     /** Exchanges the code of the authorization a connect started; then `connect()` again. */
     async finishAuth(authorizationCode, issuer) {
-      let code = String(authorizationCode);
-      // 2.0's form: the code and the callback's RFC 9207 `iss` apart. The core reads both from a
-      // callback URL (its `state` is the pending flow's when absent).
-      if (issuer !== undefined && !/^[a-z][a-z0-9+.-]*:/i.test(code)) {
-        const callback = new URL('http://127.0.0.1/');
-        callback.searchParams.set('code', code);
-        callback.searchParams.set('iss', String(issuer));
-        code = callback.href;
-      }
-      await nativeCall(this.#native.finishAuth(this.name, code));
+      // The code (or the callback URL), and 2.0's RFC 9207 `iss` apart: the core reads them.
+      await nativeCall(this.#native.finishAuth(this.name, String(authorizationCode), issuer === undefined ? undefined : String(issuer)));
     }
 
     /** The protocol revision negotiated with the server (`undefined` while not connected), as in 2.0. */

@@ -118,15 +118,16 @@ impl Connection {
 
     /// `finishAuth(code)`: completes the authorization a connect started, storing the tokens
     /// through the provider; the next connect uses them. Takes the bare code (as `@mastra/mcp`
-    /// does) or the whole callback URL, whose `state` and RFC 9207 `iss` are then checked too.
-    pub async fn finish_auth(&self, code_or_callback_url: &str) -> Result<()> {
+    /// does) or the whole callback URL, whose `state` and RFC 9207 `iss` are then checked too;
+    /// or (2.0's form) the bare code and the callback's `iss` apart.
+    pub async fn finish_auth(&self, code_or_callback_url: &str, iss: Option<&str>) -> Result<()> {
         let name = self.name().to_string();
         let pending = || {
             McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.")
         };
         let session = self.oauth().cloned().ok_or_else(pending)?;
         let expected_state = session.pending_state().ok_or_else(pending)?;
-        let callback = callback_from(code_or_callback_url, expected_state);
+        let callback = callback_from(code_or_callback_url, iss, expected_state);
         let bare_code = callback.code == code_or_callback_url;
         session.finish(&callback).await.map_err(|e| {
             let hint = if bare_code && callback.iss.is_none() {
@@ -139,9 +140,14 @@ impl Connection {
     }
 }
 
-/// The callback of `finishAuth`: a URL's `code`, `state` and `iss`, or a bare code for the pending state.
-fn callback_from(code_or_callback_url: &str, pending_state: String) -> super::auth::callback::Callback {
+/// The callback of `finishAuth`: a URL's `code`, `state` and `iss`, or a bare code for the pending
+/// state; with `iss` given apart (2.0's `finishAuth(code, iss)`), a bare code takes it (a URL keeps
+/// its own).
+fn callback_from(code_or_callback_url: &str, iss: Option<&str>, pending_state: String) -> super::auth::callback::Callback {
     use super::auth::callback::Callback;
+    if let Some(iss) = iss.filter(|_| !has_scheme(code_or_callback_url)) {
+        return Callback { code: code_or_callback_url.to_string(), state: pending_state, iss: Some(iss.to_string()) };
+    }
     if let Ok(url) = url::Url::parse(code_or_callback_url) {
         let param = |key: &str| url.query_pairs().find(|(k, _)| k == key).map(|(_, v)| v.into_owned());
         if let Some(code) = param("code") {
@@ -149,6 +155,13 @@ fn callback_from(code_or_callback_url: &str, pending_state: String) -> super::au
         }
     }
     Callback { code: code_or_callback_url.to_string(), state: pending_state, iss: None }
+}
+
+/// Whether `text` starts as a URL does (`scheme:`, RFC 3986): then it is read as the callback URL.
+fn has_scheme(text: &str) -> bool {
+    let scheme_len = text.find(':').unwrap_or(0);
+    let scheme = &text[..scheme_len];
+    scheme.starts_with(|c: char| c.is_ascii_alphabetic()) && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
 }
 
 /// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
@@ -163,23 +176,47 @@ fn is_loopback_host(url: &url::Url) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::callback_from;
+    use super::{callback_from, has_scheme};
 
     #[test]
     fn a_callback_url_gives_code_state_and_iss() {
-        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fas.example", "pending".into());
+        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fas.example", None, "pending".into());
         assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("abc", "s1", Some("https://as.example")));
     }
 
     #[test]
     fn a_bare_code_uses_the_pending_state() {
-        let c = callback_from("abc", "pending".into());
+        let c = callback_from("abc", None, "pending".into());
         assert_eq!((c.code.as_str(), c.state.as_str(), c.iss), ("abc", "pending", None));
     }
 
     #[test]
     fn a_url_without_code_is_taken_as_a_code() {
-        let c = callback_from("urn:x", "pending".into());
+        let c = callback_from("urn:x", None, "pending".into());
         assert_eq!(c.code, "urn:x");
+    }
+
+    #[test]
+    fn an_iss_given_apart_goes_with_a_bare_code() {
+        let c = callback_from("a+b/c=", Some("https://as.example"), "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("a+b/c=", "pending", Some("https://as.example")));
+    }
+
+    #[test]
+    fn a_callback_url_keeps_its_own_iss() {
+        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fmine", Some("https://other"), "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("abc", "s1", Some("https://mine")));
+        let c = callback_from("urn:x", Some("https://other"), "pending".into());
+        assert_eq!((c.code.as_str(), c.iss), ("urn:x", None), "a scheme makes it a URL, as the face's check did");
+    }
+
+    #[test]
+    fn a_scheme_is_a_letter_then_letters_digits_plus_dot_or_dash() {
+        for url in ["http://x", "urn:x", "A1+.-:y", "abc:def"] {
+            assert!(has_scheme(url), "{url}");
+        }
+        for code in ["abc", ":x", "1a:x", "a_b:x", "", "a b:c"] {
+            assert!(!has_scheme(code), "{code}");
+        }
     }
 }

@@ -57,8 +57,15 @@ pub trait EventSink: Send + Sync + 'static {
 /// Dropping the returned future before it resolves means the request is no longer wanted (the
 /// call was aborted or timed out, the server cancelled it, or the client disconnected): an
 /// implementation tells the user's handler so (the JS face aborts the handler's `signal`).
+/// `id` is the request's, unique in the process (`asking::ask` allocates it).
 pub trait ElicitationResponder: Send + Sync + 'static {
-    fn respond(&self, server: String, key: String, params: Value) -> BoxFuture<'static, Result<Value, String>>;
+    fn respond(&self, server: String, key: String, id: u32, params: Value) -> BoxFuture<'static, Result<Value, String>>;
+
+    /// The core stopped waiting for request `id` (its bound ran out, `reason` says so): tells the
+    /// user's handler before the wait is dropped (the face aborts its `signal` with a `TimeoutError`).
+    fn timed_out(&self, _server: String, _id: u32, _reason: String) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// A sink that drops everything (tests, and clients without listeners).

@@ -16,6 +16,7 @@ use rmcp::service::{RequestContext, RoleClient};
 use rmcp::ErrorData;
 use serde_json::{json, Map, Value};
 
+use super::asking;
 use super::config::ServerConfig;
 use super::events::{ElicitationResponder, EventKind, EventSink, ServerEvent};
 
@@ -61,6 +62,11 @@ pub struct HandlerShared {
     pub server_log_level: String,
     /// Advertise elicitation (set by config or by registering a handler before connecting).
     pub elicitation: AtomicBool,
+    /// The server's request timeout (ms): bounds the wait for the user's answer to an input request.
+    pub request_timeout_ms: u64,
+    /// Set once a handler is registered with `elicitation.onRequest`: it answers input requests,
+    /// and is waited for as long as it takes (`asking::bound`).
+    pub input_handler: AtomicBool,
     pub user_capabilities: Map<String, Value>,
     /// Roots answered to `roots/list`; replaced by `setRoots()`.
     pub roots: Mutex<Vec<Value>>,
@@ -97,6 +103,15 @@ pub struct HandlerShared {
 }
 
 impl HandlerShared {
+    /// Asks the user's handler for the answer to one input request, within its bound.
+    pub async fn ask_user(&self, key: &str, params: Value) -> Result<Value, String> {
+        let Some(responder) = self.responder.clone() else {
+            return Err(format!("Server {} asked for input (elicitation/create) but no elicitation handler is registered", self.server));
+        };
+        let bound = asking::bound(self.request_timeout_ms, self.input_handler.load(Ordering::SeqCst));
+        asking::ask(&*responder, &self.server, key, params, bound).await
+    }
+
     /// The state of a server's handlers before its first session, from its configuration.
     pub fn from_config(config: &ServerConfig, sink: Arc<dyn EventSink>, responder: Option<Arc<dyn ElicitationResponder>>) -> Self {
         HandlerShared {
@@ -107,6 +122,8 @@ impl HandlerShared {
             enable_server_logs: config.enable_server_logs,
             server_log_level: config.server_log_level.clone().unwrap_or_else(|| SERVER_LOG_LEVEL.to_string()),
             elicitation: AtomicBool::new(config.elicitation),
+            request_timeout_ms: config.timeout_ms.unwrap_or(super::config::DEFAULT_REQUEST_TIMEOUT_MS),
+            input_handler: AtomicBool::new(false),
             user_capabilities: config.capabilities.clone(),
             roots: Mutex::new(config.roots.clone()),
             advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),
@@ -316,12 +333,13 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let Some(responder) = self.shared.responder.clone() else {
+        if self.shared.responder.is_none() {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None));
-        };
+        }
         // The server's request id is the key (as `@mastra/mcp` 2.0 hands it to `inputRequests`);
         // the server's `notifications/cancelled` (or the session's end) drops the user's wait.
-        let answering = responder.respond(self.shared.server.clone(), context.id.to_string(), to_json(&request));
+        let key = context.id.to_string();
+        let answering = self.shared.ask_user(&key, to_json(&request));
         let answer = tokio::select! {
             r = answering => r.map_err(|msg| ErrorData::new(ErrorCode::INTERNAL_ERROR, msg, None))?,
             _ = context.ct.cancelled() => {

@@ -96,10 +96,7 @@ pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> std::resul
         let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
         let response = match method {
             "elicitation/create" => {
-                let Some(responder) = shared.responder.clone() else {
-                    return Err(format!("Server {server} asked for input (elicitation/create) but no elicitation handler is registered"));
-                };
-                let answer = responder.respond(server.clone(), key.clone(), params.clone()).await?;
+                let answer = shared.ask_user(key, params.clone()).await?;
                 with_schema_defaults(answer, params.get("requestedSchema"))
             }
             "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),

@@ -104,7 +104,13 @@ pub async fn list_of(conn: &Connection, listing: Listing, meta: Option<&Value>) 
     if !super::connection::server_has(&live, capability) {
         return Ok(Vec::new());
     }
-    match list_all(conn, method, key, meta).await {
+    unimplemented_is_empty(list_all(conn, method, key, meta).await)
+}
+
+/// The list rule every per-server list of the face gets (`@mastra/mcp`'s): a server that answers
+/// "method not found" (-32601) has an empty list; any other failure stays one.
+pub fn unimplemented_is_empty(listed: Result<Vec<Value>>) -> Result<Vec<Value>> {
+    match listed {
         Err(e) if e.rpc_code == Some(METHOD_NOT_FOUND) => Ok(Vec::new()),
         other => other,
     }
@@ -120,6 +126,16 @@ mod tests {
         assert_eq!(Listing::from_name("prompts").map(Listing::method), Some("prompts/list"));
         assert_eq!(Listing::from_name("resources").map(Listing::method), Some("resources/list"));
         assert_eq!(Listing::from_name("tools"), None);
+    }
+
+    #[test]
+    fn a_list_the_server_does_not_implement_is_empty() {
+        let unimplemented = McpError::rpc("s", -32601, "Method not found", None);
+        assert_eq!(unimplemented_is_empty(Err(unimplemented)).unwrap(), Vec::<Value>::new());
+        let refused = McpError::rpc("s", -32603, "Internal error", None);
+        assert_eq!(unimplemented_is_empty(Err(refused)).unwrap_err().rpc_code, Some(-32603));
+        let items = vec![json!({ "name": "a" })];
+        assert_eq!(unimplemented_is_empty(Ok(items.clone())).unwrap(), items);
     }
 
     #[test]

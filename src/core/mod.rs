@@ -1,5 +1,6 @@
 //! The napi-free MCP client core: configuration, connections, transports and events.
 
+pub mod asking;
 pub mod auth;
 pub mod calls;
 mod authenticate;
@@ -30,6 +31,7 @@ pub mod tool_cache;
 pub mod tool_call;
 pub mod tool_lock;
 pub mod tool_schema;
+pub mod user_handlers;
 pub mod transport;
 
 #[cfg(test)]

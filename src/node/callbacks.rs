@@ -43,7 +43,6 @@ pub struct JsElicitation {
     pub callback: std::sync::Arc<ElicitFn>,
     /// The event callback: an `inputAborted` event `{ id }` aborts the handler's `signal`.
     pub events: std::sync::Arc<EventFn>,
-    pub next_id: std::sync::atomic::AtomicU32,
 }
 
 /// Tells the face that an input request is no longer wanted when the wait for its answer is
@@ -65,9 +64,8 @@ impl Drop for AbortOnDrop {
 }
 
 impl ElicitationResponder for JsElicitation {
-    fn respond(&self, server: String, key: String, params: Value) -> BoxFuture<'static, Result<Value, String>> {
+    fn respond(&self, server: String, key: String, id: u32, params: Value) -> BoxFuture<'static, Result<Value, String>> {
         let callback = self.callback.clone();
-        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let guard = AbortOnDrop { events: self.events.clone(), server: server.clone(), id, settled: false };
         Box::pin(async move {
             let mut guard = guard; // moved in whole: dropping the future drops it
@@ -82,6 +80,15 @@ impl ElicitationResponder for JsElicitation {
             };
             guard.settled = true;
             answer
+        })
+    }
+
+    fn timed_out(&self, server: String, id: u32, reason: String) -> BoxFuture<'static, ()> {
+        let events = self.events.clone();
+        Box::pin(async move {
+            let event = json!({ "server": server, "kind": "inputAborted", "payload": { "id": id, "timedOut": reason } });
+            // Awaited: the face has aborted the handler's signal before the failure is answered.
+            let _ = events.call_async_catch(event).await;
         })
     }
 }

@@ -17,12 +17,12 @@ use super::traced::{json_error, to_napi};
 use crate::core::calls::{CallTable, DISCONNECTED};
 use crate::core::encode;
 use crate::core::error::ErrorKind;
-use crate::core::listen::{self, ListKind};
+use crate::core::listen;
 use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
 use crate::core::results::describe_tool as describe_tool_entry;
 use crate::core::tool_call::{self, CallOptions, DirectCall, Settled, Settlement};
-use crate::core::{operations, tool_cache};
+use crate::core::{operations, tool_cache, user_handlers};
 use crate::core::{Connection, McpError, Registry};
 
 fn opt_ms(v: Option<f64>) -> Option<u64> {
@@ -115,7 +115,7 @@ impl NativeClient {
     ) -> Result<Self> {
         let events = Arc::new(on_event);
         let sink = Arc::new(JsEventSink { events: events.clone(), stderr: on_stderr });
-        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events, next_id: Default::default() });
+        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events });
         let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
         let mut ports = HostPorts::reqwest().map_err(to_napi)?;
         ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
@@ -257,18 +257,11 @@ impl NativeClient {
         listen::unsubscribe_resource(&*self.server(&server)?, &uri).await.map_err(to_napi)
     }
 
-    /// A list-changed handler was registered for `server`: its 2026-07-28 sessions listen for
-    /// that list's changes (`kind`: 'tools' | 'prompts' | 'resources').
+    /// A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
+    /// for `server`: the core decides what it asks for (`core::user_handlers`).
     #[napi]
-    pub async fn want_list_changes(&self, server: String, #[napi(ts_arg_type = "'tools' | 'prompts' | 'resources'")] kind: String) -> Result<()> {
-        let kind = match kind.as_str() {
-            "tools" => ListKind::Tools,
-            "prompts" => ListKind::Prompts,
-            "resources" => ListKind::Resources,
-            other => return Err(invalid(format!("unknown list kind {other}"))),
-        };
-        listen::want_list_changes(&*self.server(&server)?, kind).await;
-        Ok(())
+    pub async fn handler_registered(&self, server: String, kind: String) -> Result<()> {
+        user_handlers::registered(&self.registry(), &server, &kind).await.map_err(to_napi)
     }
 
     /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.
@@ -325,8 +318,8 @@ impl NativeClient {
 
     /// Completes a pending OAuth authorization with the code captured at the redirect URI.
     #[napi]
-    pub async fn finish_auth(&self, server: String, code: String) -> Result<()> {
-        self.server(&server)?.finish_auth(&code).await.map_err(to_napi)
+    pub async fn finish_auth(&self, server: String, code: String, iss: Option<String>) -> Result<()> {
+        self.server(&server)?.finish_auth(&code, iss.as_deref()).await.map_err(to_napi)
     }
 
     /// `{ server: sessionId }` for connected Streamable HTTP servers.

@@ -85,7 +85,9 @@ impl Connection {
         responder: Option<Arc<dyn ElicitationResponder>>,
         remote: Option<Remote>,
     ) -> Self {
-        let shared = Arc::new(HandlerShared::from_config(&config, sink, responder));
+        let mut shared = HandlerShared::from_config(&config, sink, responder);
+        shared.request_timeout_ms = config.timeout_ms.unwrap_or(default_timeout_ms);
+        let shared = Arc::new(shared);
         Connection {
             config,
             remote,
