@@ -99,13 +99,6 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const { native, def } = ctx;
   const signal = context?.abortSignal;
   if (signal?.aborted) throw abortError(signal);
-  // Held until the call settles: no other pending operation of the process gets it.
-  const callId = ids.allocate();
-  let onAbort;
-  if (typeof signal?.addEventListener === 'function') {
-    onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-  }
   const progressToken = (def.enableProgressTracking ?? true) ? context?.runId || nextProgressToken() : undefined;
   // A client span when the app registered a tracer (a child of the caller's active context).
   const op = telemetry.startOperation(ctx.telemetry, def, 'tools/call', toolName, {
@@ -120,9 +113,16 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const requestMeta =
     userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
   const requestContext = context?.requestContext ?? null;
+  log(ctx.host, ctx.server, 'debug', `Executing tool: ${toolName}`, { toolArgs: input, runId: context?.runId }, requestContext);
+  // Held until the call settles (released in `finally`): no other pending operation gets it.
+  const callId = ids.allocate();
+  let onAbort;
+  if (typeof signal?.addEventListener === 'function') {
+    onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
   const callContexts = ctx.callContexts;
   if (callContexts) callContexts.set(callId, requestContext);
-  log(ctx.host, ctx.server, 'debug', `Executing tool: ${toolName}`, { toolArgs: input, runId: context?.runId }, requestContext);
   let shaped;
   try {
     const args = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
