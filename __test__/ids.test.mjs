@@ -5,7 +5,7 @@
 // allocator to that boundary.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { freePort } from './fixtures/helpers.mjs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MCPClient, MCPOAuthClientProvider } from '../index.mjs';
@@ -15,14 +15,6 @@ import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.m
 const ids = createRequire(import.meta.url)('../lib/client/ids.cjs');
 const OLD_FLOW_BASE = 0x40000000;
 const stdioServer = fileURLToPath(new URL('./fixtures/stdio-server.mjs', import.meta.url));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 test('ids: u32, never 0, never one still pending, across the wrap', () => {
   ids.__setNextForTest(0xfffffffe);

@@ -5,19 +5,11 @@
 // checked), and connect() then succeeds with `authState` 'authorized'.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { freePort } from './fixtures/helpers.mjs';
 import { InternalMastraMCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage } from '../index.mjs';
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
 import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 let as;
 let mcp;

@@ -4,19 +4,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { freePort } from './fixtures/helpers.mjs';
 import { MCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage, createOAuthCallbackServer, getCallbackUrlCandidates } from '../index.mjs';
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
 import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
 import * as anchor from '@mastra/mcp';
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 const listen = (port) =>
   new Promise((resolve, reject) => {

@@ -3,7 +3,7 @@
 // MCP server; a headless consent step stands in for the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { freePort } from './fixtures/helpers.mjs';
 import { trace, context } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -29,14 +29,6 @@ after(async () => {
   await as?.close();
   await tracerProvider.shutdown();
 });
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 test('an access token renewed before a request went out is an event on that request\'s span', async () => {
   const storage = new InMemoryOAuthStorage();

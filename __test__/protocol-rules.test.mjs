@@ -3,20 +3,11 @@
 // (`src/core/authenticate.rs`, `callback_from`) against a real authorization server (oidc-provider).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { MCPClient, InternalMastraMCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage } from '../index.mjs';
-import { nodeBin, fixturePath } from './fixtures/helpers.mjs';
+import { nodeBin, fixturePath, freePort } from './fixtures/helpers.mjs';
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
 import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 let as;
 let mcp;
