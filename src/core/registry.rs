@@ -159,7 +159,7 @@ impl Registry {
     pub fn session_ids(&self) -> Value {
         let mut out = Map::new();
         for name in &self.order {
-            if let Some(id) = self.servers[name].try_current().and_then(|l| l.session_id()) {
+            if let Some(id) = self.servers[name].session_id_now() {
                 out.insert(name.clone(), Value::String(id));
             }
         }

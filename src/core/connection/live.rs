@@ -13,7 +13,8 @@ use super::layer::Slots;
 use crate::core::config::ServerConfig;
 use crate::core::error::Result;
 use crate::core::handler::{declare_tasks_extension, declares_tasks_extension, Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
-use crate::core::open::{open_session, Remote, Service};
+use crate::core::open::{open_session, Opened, Remote, Service};
+use crate::core::transport::resume::Resume;
 use crate::core::transport::envelope::Envelope;
 use crate::core::transport::lane::Lane;
 use crate::core::transport::listener::Listener;
@@ -51,6 +52,8 @@ pub struct Live {
     pub(super) sse: bool,
     /// A request found the session unusable before it could be sent: the next connect replaces it.
     retired: std::sync::atomic::AtomicBool,
+    /// How the session pauses and resumes, when it may park (see `park`).
+    pub(super) resume: Option<Resume>,
 }
 
 impl Live {
@@ -142,6 +145,24 @@ impl Live {
         !self.retired.swap(true, std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// What a parked session keeps (see `park`); `None` for a session that cannot park.
+    pub(super) fn parkable(&self) -> Option<(&Resume, &Listener, &Arc<Mutex<Option<String>>>)> {
+        Some((self.resume.as_ref()?, self.listener.as_ref()?, self.http_session.as_ref()?))
+    }
+
+    /// When the session opened and whether it answered a request (a resumed session is the same
+    /// session: both carry over).
+    pub(super) fn history(&self) -> (std::time::Instant, bool) {
+        (self.opened_at, self.answered())
+    }
+
+    /// A resumed session takes over `history` from its parked self.
+    pub(super) fn with_history(mut self, (opened_at, answered): (std::time::Instant, bool)) -> Self {
+        self.opened_at = opened_at;
+        self.answered = answered.into();
+        self
+    }
+
     /// Closes rmcp's service (bounded). The layers' `closing` hooks run first (see `Connection::close_live`).
     pub(super) async fn close_service(&self) {
         if let Some(mut service) = self.service.lock().await.take() {
@@ -185,6 +206,14 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
     };
     let announce_over = remote.as_ref().filter(|r| r.oauth.is_none()).map(|r| r.net.clone());
     let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
+    let live = live_of(opened, &shared, http_url, announce_over);
+    shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
+    Ok(Arc::new(live))
+}
+
+/// A started session as `Live` (`http_url` and `announce_over`: where and how a 2026-07-28
+/// Streamable HTTP session tells the server a request is cancelled).
+pub(super) fn live_of(opened: Opened, shared: &Arc<HandlerShared>, http_url: Option<url::Url>, announce_over: Option<crate::core::net::NetClient>) -> Live {
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
     let modern = opened.modern;
@@ -200,11 +229,11 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
             net,
             url,
             protocol_version: MODERN_PROTOCOL_VERSION.to_string(),
-            envelope: session_envelope(&opened.service, &shared, info.as_deref()).members().to_string(),
+            envelope: session_envelope(&opened.service, shared, info.as_deref()).members().to_string(),
         })),
         _ => None,
     };
-    let live = Live {
+    Live {
         cancel_announcer,
         answered: Default::default(),
         opened_at: std::time::Instant::now(),
@@ -219,13 +248,13 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
         listener: opened.listener,
         // A 2026-07-28 request carries the client's context in `_meta`, as rmcp's peer adds it
         // to its own requests: the lane writes the same, from the info this session opened with.
-        lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, &shared, info.as_deref()))),
+        lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, shared, info.as_deref()))),
         modern,
         slots: Slots::default(),
         peer,
+        // A 2026-07-28 session holds nothing a handshake would give back: it does not park.
+        resume: opened.resume.filter(|_| !modern),
         service: tokio::sync::Mutex::new(Some(opened.service)),
-    };
-    shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
-    Ok(Arc::new(live))
+    }
 }
 

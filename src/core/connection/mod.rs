@@ -9,6 +9,7 @@ pub mod announce;
 mod errors;
 pub mod layer;
 mod live;
+mod park;
 mod restarts;
 mod send;
 mod trace;
@@ -41,6 +42,8 @@ enum State {
     Idle,
     Connecting(ConnectFuture),
     Ready(Arc<Live>),
+    /// An idle session whose rmcp machinery ended; the next request resumes it (see `park`).
+    Parked(park::Parked),
 }
 
 /// Per-request options.
@@ -66,7 +69,8 @@ pub struct Connection {
     remote: Option<Remote>,
     default_timeout_ms: u64,
     shared: Arc<HandlerShared>,
-    state: tokio::sync::Mutex<State>,
+    /// Shared with the watcher that parks an idle session (`park`).
+    state: Arc<tokio::sync::Mutex<State>>,
     /// Bumped by `disconnect()`; a connect that finishes under an older generation is discarded.
     generation: AtomicU64,
     /// The layers whose hooks run as the lifecycle moves (see `core::features`).
@@ -93,7 +97,7 @@ impl Connection {
             remote,
             default_timeout_ms,
             shared,
-            state: tokio::sync::Mutex::new(State::Idle),
+            state: Arc::new(tokio::sync::Mutex::new(State::Idle)),
             generation: AtomicU64::new(0),
             layers: Vec::new(),
             slots: Slots::default(),
@@ -196,6 +200,13 @@ impl Connection {
             match &*state {
                 State::Ready(live) if !live.is_closed() => return Ok(live.clone()),
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
+                State::Parked(_) => {
+                    let State::Parked(parked) = std::mem::replace(&mut *state, State::Idle) else { unreachable!("matched above") };
+                    let generation = self.generation.load(Ordering::SeqCst);
+                    let f = self.resume_live(parked).shared();
+                    *state = State::Connecting(f.clone());
+                    (f, generation)
+                }
                 State::Ready(_) | State::Idle => {
                     if let State::Ready(dead) = &*state {
                         self.session_ended(dead, Some("TRANSPORT_CLOSED"));
@@ -245,6 +256,7 @@ impl Connection {
                     for layer in &self.layers {
                         layer.opened(self, &live);
                     }
+                    self.park_when_idle(&live);
                 }
                 Ok(live)
             }
@@ -277,9 +289,16 @@ impl Connection {
         if let Ok(mut snapshot) = self.shared.instructions.lock() {
             *snapshot = None;
         }
-        if let State::Ready(live) = previous {
-            self.shared.diagnostic("debug", "Disconnecting");
-            self.close_live(&live).await;
+        match previous {
+            State::Ready(live) => {
+                self.shared.diagnostic("debug", "Disconnecting");
+                self.close_live(&live).await;
+            }
+            State::Parked(parked) => {
+                self.shared.diagnostic("debug", "Disconnecting");
+                self.end_parked(parked).await;
+            }
+            State::Idle | State::Connecting(_) => {}
         }
         if let Some(remote) = &self.remote {
             // Nothing of this server stays open: its pooled HTTP connections close now.
@@ -367,9 +386,24 @@ impl Connection {
         self.shared.instructions.lock().ok().and_then(|i| i.clone())
     }
 
-    /// The protocol revision of the live session, now (`None` when not connected).
+    /// The protocol revision of the session, now (`None` when not connected).
     pub fn protocol_version_now(&self) -> Option<String> {
-        self.try_current().map(|live| live.protocol_version.clone()).filter(|v| !v.is_empty())
+        let version = match &*self.state.try_lock().ok()? {
+            State::Ready(live) if !live.is_closed() => live.protocol_version.clone(),
+            State::Parked(parked) => parked.protocol_version().to_string(),
+            _ => return None,
+        };
+        Some(version).filter(|v| !v.is_empty())
+    }
+
+    /// The Streamable HTTP session id of the session, now, live or parked (`None` when there is
+    /// none or the state is busy).
+    pub fn session_id_now(&self) -> Option<String> {
+        match &*self.state.try_lock().ok()? {
+            State::Ready(live) if !live.is_closed() => live.session_id(),
+            State::Parked(parked) => parked.session_id(),
+            _ => None,
+        }
     }
 
     /// The roots answered to `roots/list`.
@@ -387,9 +421,15 @@ impl Connection {
 
     /// Sends `notifications/roots/list_changed` on the live session; a no-op when not connected.
     pub async fn send_roots_list_changed(&self) -> Result<()> {
-        let Some(live) = self.current().await else {
-            self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
-            return Ok(());
+        let parked = matches!(&*self.state.lock().await, State::Parked(_));
+        let live = match self.current().await {
+            Some(live) => live,
+            // A parked session is still the server's: it resumes to hear the change.
+            None if parked => self.ensure_connected().await?,
+            None => {
+                self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
+                return Ok(());
+            }
         };
         let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
             .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;

@@ -22,6 +22,7 @@ use super::auth::{AuthState, BeginError, OAuthSession};
 use super::net::{NetClient, NetError};
 use super::transport::observed::Observed;
 use super::transport::listener::Listener;
+use super::transport::resume::Resume;
 use super::transport::streamable::McpHttp;
 use super::transport::lane::Lane;
 use super::transport::pipe::PipeTransport;
@@ -53,6 +54,9 @@ pub struct Opened {
     pub listener: Option<Listener>,
     /// A legacy SSE session: its requests carry a `Posted` cell (see `transport::posted`).
     pub sse: bool,
+    /// How a Streamable HTTP session without OAuth pauses and resumes (`transport::resume`);
+    /// `None` for a session that cannot park.
+    pub resume: Option<Resume>,
 }
 
 /// Whether the next session of this server starts stateless (2026-07-28 pinned or learned, no
@@ -160,7 +164,7 @@ async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handle
         }
     };
     let service = service.map_err(|f| f.error)?;
-    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None, sse: false })
+    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None, sse: false, resume: None })
 }
 
 /// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
@@ -191,8 +195,10 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     let budget = Budget::new(request_timeout_ms.max(spec.connect_timeout_ms));
     let session = Arc::new(Mutex::new(None));
     let listener = Listener::default();
+    let resume = Resume::default();
     let before = era::start(&handler.shared);
-    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &listener, &budget).await?;
+    let parts = SessionParts { session: &session, listener: &listener, resume: &resume };
+    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &parts, &budget).await?;
     if let Err(first) = &attempt {
         // A server of the handshake era may refuse `server/discover` before `initialize` at the
         // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is
@@ -205,7 +211,7 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         if era::learned(&before, &handler.shared) {
             handler.shared.diagnostic("debug", format!("Protocol start failed ({}); starting again", first.error.message));
             observe::note_event("mcp.client.era_fallback", || observe::reason(first.error.message.clone()));
-            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &session, &listener, &budget).await?;
+            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &parts, &budget).await?;
             if attempt.is_err() {
                 era::forget(&handler.shared);
             }
@@ -213,7 +219,10 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     }
     let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
-        Ok(service) => Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener), sse: false }),
+        Ok(service) => {
+            let resume = remote.oauth.is_none().then_some(resume);
+            Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener), sse: false, resume })
+        }
         // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
         Err(first) if first.falls_back && !pinned_modern => {
             handler.shared.diagnostic(
@@ -238,29 +247,62 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     }
 }
 
+/// What a Streamable HTTP session keeps across its connect attempts (and, parked, across its
+/// rmcp services): its id, its GET-stream gate, its way to pause and resume.
+pub struct SessionParts<'a> {
+    pub session: &'a Arc<Mutex<Option<String>>>,
+    pub listener: &'a Listener,
+    pub resume: &'a Resume,
+}
+
+/// Our HTTP client of one Streamable HTTP session.
+pub fn mcp_http(spec: &HttpSpec, shared: &Arc<HandlerShared>, net: &NetClient, parts: &SessionParts) -> McpHttp {
+    let endpoint = Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch);
+    McpHttp {
+        net: net.clone(),
+        session: parts.session.clone(),
+        scope_refusal: super::auth::challenge::scope_refusal,
+        listener: parts.listener.clone(),
+        discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint))),
+        reach: Default::default(),
+        resume: parts.resume.clone(),
+    }
+}
+
+/// Resumes a parked Streamable HTTP session (see `connection::park`) under a new rmcp service:
+/// `parts.resume` answers its handshake, so nothing reaches the server.
+pub async fn resume_streamable(name: &str, spec: &HttpSpec, shared: Arc<HandlerShared>, net: &NetClient, parts: SessionParts<'_>, timeout_ms: u64) -> Result<Opened> {
+    let handler = Handler { shared: shared.clone() };
+    let transport = streamable::transport(&spec.url, mcp_http(spec, &shared, net, &parts));
+    let service = match tokio::time::timeout(Duration::from_millis(timeout_ms), handler.serve_with_lifecycle(Observed::new(transport, shared), ClientLifecycleMode::Initialize)).await {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => return Err(classify(name, &e).error),
+        Err(_) => return Err(timed_out(name, timeout_ms, "resuming the session")),
+    };
+    Ok(Opened {
+        service,
+        http_session: Some(parts.session.clone()),
+        lane: None,
+        modern: false,
+        listener: Some(parts.listener.clone()),
+        sse: false,
+        resume: Some(parts.resume.clone()),
+    })
+}
+
 /// One Streamable HTTP connect. The outer error is final (OAuth could not even start).
-#[allow(clippy::too_many_arguments)]
 async fn open_streamable(
     name: &str,
     spec: &HttpSpec,
     handler: &Handler,
     oauth: &Option<Arc<OAuthSession>>,
     net: &NetClient,
-    session: &Arc<Mutex<Option<String>>>,
-    listener: &Listener,
+    parts: &SessionParts<'_>,
     budget: &Budget,
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
     let shared = handler.shared.clone();
     let start = era::start(&shared);
-    let endpoint = Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch);
-    let http = McpHttp {
-        net: net.clone(),
-        session: session.clone(),
-        scope_refusal: super::auth::challenge::scope_refusal,
-        listener: listener.clone(),
-        discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint))),
-        reach: Default::default(),
-    };
+    let http = mcp_http(spec, &shared, net, parts);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
     // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
     let lifecycle = if start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
@@ -310,7 +352,7 @@ async fn open_sse(
             .map_err(|e| classify(name, &e))
     };
     match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true }),
+        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
         Ok(Err(f)) => Err(f),
         Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
     }

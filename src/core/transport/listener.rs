@@ -140,7 +140,9 @@ impl Listener {
             if self.0.wanted.load(Ordering::SeqCst) {
                 return;
             }
-            if self.0.in_flight.load(Ordering::SeqCst) > 0 {
+            // A server that had no stream to give (a resumed session's, see `resume`) is asked
+            // again only when something wants the stream.
+            if self.0.in_flight.load(Ordering::SeqCst) > 0 || self.0.refused.load(Ordering::SeqCst) {
                 changed.await;
                 continue;
             }
@@ -154,6 +156,51 @@ impl Listener {
                 _ = &mut changed => {}
             }
         }
+    }
+
+    /// Waits until the session may park (see `connection::park`): its server has no stream to
+    /// give, nothing wants one, and no request has been in flight or started for `quiet`.
+    /// Returns false, without waiting for that, once nothing wants the session any more
+    /// (`alive` turned false; checked at least every `quiet`) or once something wants its stream
+    /// (a session that keeps a channel never parks).
+    pub async fn until_idle(&self, quiet: Duration, alive: impl Fn() -> bool) -> bool {
+        loop {
+            if self.0.wanted.load(Ordering::SeqCst) {
+                return false;
+            }
+            if self.is_open() {
+                // An open stream is a channel: wait for it to close (its end is told).
+                let changed = self.0.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if self.is_open() {
+                    changed.await;
+                }
+                if !alive() {
+                    return false;
+                }
+                continue;
+            }
+            let started = self.0.started.load(Ordering::SeqCst);
+            tokio::time::sleep(quiet).await;
+            if !alive() {
+                return false;
+            }
+            if self.is_idle() && self.0.started.load(Ordering::SeqCst) == started {
+                return true;
+            }
+        }
+    }
+
+    /// Whether the session could park now: no stream open or wanted (the server refused one), no
+    /// request in flight or awaiting its resumed stream.
+    pub fn is_idle(&self) -> bool {
+        let s = &self.0;
+        s.refused.load(Ordering::SeqCst)
+            && !s.wanted.load(Ordering::SeqCst)
+            && s.open.load(Ordering::SeqCst) == 0
+            && s.in_flight.load(Ordering::SeqCst) == 0
+            && s.resuming.lock().is_ok_and(|r| r.is_empty())
     }
 
     /// Waits (at most `bound`) until `done` holds, re-checking whenever the state changes.
@@ -243,6 +290,59 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(100) + QUIET_BEFORE_LISTENING * 2).await;
         assert!(waiting.is_finished(), "bounded: the session is quiet again");
         assert!(listener.resumed().is_none(), "the expired request is gone");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_is_idle_after_a_quiet_spell_only_when_its_server_has_no_stream_and_nothing_wants_one() {
+        let listener = Listener::default();
+        let idle = |l: &Listener| {
+            let l = l.clone();
+            tokio::spawn(async move { l.until_idle(Duration::from_secs(1), || true).await })
+        };
+        // The server has not refused a stream yet: not idle, however quiet.
+        let waiting = idle(&listener);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!waiting.is_finished());
+        listener.stream_refused();
+        let post = listener.post_started();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!waiting.is_finished(), "a request in flight");
+        drop(post);
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        assert!(waiting.await.expect("joined"), "quiet for a spell");
+        // A stream wanted: the session keeps its channel and never parks.
+        listener.want();
+        assert!(!idle(&listener).await.expect("joined"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_for_idleness_ends_when_the_session_does() {
+        let listener = Listener::default();
+        let alive = Arc::new(AtomicBool::new(true));
+        let open = listener.stream_opened();
+        let waiting = tokio::spawn({
+            let (l, alive) = (listener.clone(), alive.clone());
+            async move { l.until_idle(Duration::from_secs(1), move || alive.load(Ordering::SeqCst)).await }
+        });
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert!(!waiting.is_finished(), "an open stream is a channel");
+        alive.store(false, Ordering::SeqCst);
+        drop(open);
+        assert!(!waiting.await.expect("joined"), "the session ended: no parking");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_stream_is_asked_for_again_only_when_wanted() {
+        let listener = Listener::default();
+        listener.stream_refused();
+        let waiting = tokio::spawn({
+            let l = listener.clone();
+            async move { l.until_wanted(QUIET_BEFORE_LISTENING).await }
+        });
+        tokio::time::sleep(QUIET_BEFORE_LISTENING * 10).await;
+        assert!(!waiting.is_finished());
+        listener.want();
+        tokio::time::timeout(Duration::from_millis(1), waiting).await.expect("wanted: no wait").expect("joined");
     }
 
     #[tokio::test(start_paused = true)]

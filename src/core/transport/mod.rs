@@ -9,6 +9,7 @@ pub mod job;
 pub mod watchdog;
 pub mod streamable;
 pub mod listener;
+pub mod resume;
 pub mod answer_watch;
 pub mod reachability;
 pub mod sse;

@@ -21,6 +21,7 @@ use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 use super::answer_watch::AnswerWatch;
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
+use super::resume::{Local, Resume};
 
 const JSON_LIMIT: usize = 256 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -49,6 +50,8 @@ pub struct McpHttp {
     pub discover: Option<Arc<dyn DiscoverAnswers>>,
     /// Whether the server can be reached: a request that could not be sent waits on it.
     pub reach: Reachability,
+    /// How this session pauses and resumes (see `resume`).
+    pub resume: Resume,
 }
 
 /// What is known of a server's `server/discover` answers (the era layer keeps them).
@@ -215,6 +218,14 @@ impl StreamableHttpClient for McpHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse> {
+        match self.resume.local(&message) {
+            Some(Local::Answer(answer)) => {
+                let session = self.session.lock().ok().and_then(|s| s.clone());
+                return Ok(StreamableHttpPostResponse::Json(answer, session));
+            }
+            Some(Local::Accepted) => return Ok(StreamableHttpPostResponse::Accepted),
+            None => {}
+        }
         let discover = discover_request_id(&message).and_then(|id| Some((id, self.discover.clone()?)));
         if let Some((id, answers)) = &discover {
             if let Some(answer) = answers.known() {
@@ -301,6 +312,10 @@ impl StreamableHttpClient for McpHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<()> {
+        if self.resume.is_pausing() {
+            // Paused, not ended: the session resumes under a new service (see `resume`).
+            return Ok(());
+        }
         if self.listener.until_closed(STREAMS_CLOSE_BOUND).await {
             tokio::time::sleep(SERVER_SEES_CLOSE).await;
         }
