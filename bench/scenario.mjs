@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { FIXTURE_BIN } from './fixture.mjs';
 
@@ -490,6 +491,9 @@ async function firstCalls(transport, url, users) {
  * (MiB). A growth over all `n` measured from the churn's end said more about that slack than about
  * the clients: a process 35 MiB smaller after the churn read as 6× more per held client.
  */
+/** How long held clients are left alone before their memory is read. */
+const IDLE_MS = 2500;
+
 async function heldClients(transport, url, n) {
   const held = [];
   const hold = async (count) => {
@@ -504,11 +508,15 @@ async function heldClients(transport, url, n) {
       held.push(...batch);
     }
   };
+  // Idle means idle for a while: each sample follows a quiet spell (ours parks an idle session
+  // whose server has no stream to give after about a second: docs/performance.md).
   const half = Math.floor(n / 2);
   await hold(half);
+  await sleep(IDLE_MS);
   gc();
   const middle = process.memoryUsage().rss;
   await hold(n - half);
+  await sleep(IDLE_MS);
   gc();
   const rss = process.memoryUsage().rss;
   const perClient = (rss - middle) / 1024 / (n - half);
