@@ -146,8 +146,8 @@ impl Live {
     }
 
     /// What a parked session keeps (see `park`); `None` for a session that cannot park.
-    pub(super) fn parkable(&self) -> Option<(&Resume, &Listener, &Arc<Mutex<Option<String>>>)> {
-        Some((self.resume.as_ref()?, self.listener.as_ref()?, self.http_session.as_ref()?))
+    pub(super) fn parkable(&self) -> Option<Parkable<'_>> {
+        Some(Parkable { resume: self.resume.as_ref()?, listener: self.listener.as_ref()?, session: self.http_session.as_ref()? })
     }
 
     /// When the session opened and whether it answered a request (a resumed session is the same
@@ -169,6 +169,13 @@ impl Live {
             let _ = service.close_with_timeout(CLOSE_TIMEOUT).await;
         }
     }
+}
+
+/// The parts of a session that may park (see `park`).
+pub(super) struct Parkable<'a> {
+    pub resume: &'a Resume,
+    pub listener: &'a Listener,
+    pub session: &'a Arc<Mutex<Option<String>>>,
 }
 
 /// Whether the server advertises a capability (true when unknown).

@@ -43,7 +43,7 @@ enum State {
     Connecting(ConnectFuture),
     Ready(Arc<Live>),
     /// An idle session whose rmcp machinery ended; the next request resumes it (see `park`).
-    Parked(park::Parked),
+    Parked(Box<park::Parked>),
 }
 
 /// Per-request options.

@@ -22,7 +22,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClient;
 use futures::future::{BoxFuture, FutureExt};
 use serde_json::json;
 
-use super::live::live_of;
+use super::live::{live_of, Parkable};
 use super::{Connection, Live, State};
 use crate::core::config::ServerSpec;
 use crate::core::error::{McpError, Result};
@@ -68,8 +68,8 @@ enum Parking {
 impl Connection {
     /// Watches a session that just became live and parks it once it is idle (see the module).
     pub(super) fn park_when_idle(&self, live: &Arc<Live>) {
-        let Some((_, listener, _)) = live.parkable() else { return };
-        let listener = listener.clone();
+        let Some(parkable) = live.parkable() else { return };
+        let listener = parkable.listener.clone();
         let state = Arc::downgrade(&self.state);
         let session = Arc::downgrade(live);
         let shared = self.shared.clone();
@@ -93,7 +93,7 @@ impl Connection {
     }
 
     /// A parked session back under a new rmcp service; should that fail, a new session.
-    pub(super) fn resume_live(&self, parked: Parked) -> BoxFuture<'static, Result<Arc<Live>>> {
+    pub(super) fn resume_live(&self, parked: Box<Parked>) -> BoxFuture<'static, Result<Arc<Live>>> {
         let (config, shared, remote, timeout_ms) = (self.config.clone(), self.shared.clone(), self.remote.clone(), self.request_timeout_ms());
         async move {
             let name = config.name.clone();
@@ -118,7 +118,7 @@ impl Connection {
     }
 
     /// Ends a parked session on the server, as closing a live one does (bounded).
-    pub(super) async fn end_parked(&self, parked: Parked) {
+    pub(super) async fn end_parked(&self, parked: Box<Parked>) {
         let (Ok(ServerSpec::Http(spec)), Some(remote), Some(id)) = (&self.config.spec, &self.remote, parked.session_id()) else { return };
         let resume = Resume::default();
         let parts = SessionParts { session: &parked.session, listener: &parked.listener, resume: &resume };
@@ -143,10 +143,10 @@ async fn park(state: &tokio::sync::Mutex<State>, live: Arc<Live>, listener: &Lis
             return Parking::Busy;
         }
         let Some(parked) = parked_of(&live) else { return Parking::Gone };
-        *current = State::Parked(parked);
+        *current = State::Parked(Box::new(parked));
     }
-    if let Some((resume, _, _)) = live.parkable() {
-        resume.pause();
+    if let Some(parkable) = live.parkable() {
+        parkable.resume.pause();
     }
     live.close_service().await;
     Parking::Parked
@@ -154,7 +154,7 @@ async fn park(state: &tokio::sync::Mutex<State>, live: Arc<Live>, listener: &Lis
 
 /// What `live` keeps parked: `None` when it cannot park or the server's answer is not known.
 fn parked_of(live: &Live) -> Option<Parked> {
-    let (_, listener, session) = live.parkable()?;
+    let Parkable { listener, session, .. } = live.parkable()?;
     let info = live.peer().peer_info()?;
     let answer = serde_json::from_value(json!({ "jsonrpc": "2.0", "id": 0, "result": &*info })).ok()?;
     Some(Parked {

@@ -27,7 +27,7 @@ struct State {
 /// What the transport does with a message of a resuming session.
 pub enum Local {
     /// Answer it with this, without sending it.
-    Answer(ServerJsonRpcMessage),
+    Answer(Box<ServerJsonRpcMessage>),
     /// Acknowledge it without sending it.
     Accepted,
 }
@@ -50,7 +50,7 @@ impl Resume {
             JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_)) => {
                 let answer = self.0.answer.lock().ok()?.take()?;
                 self.0.answered.store(true, Ordering::SeqCst);
-                Some(Local::Answer(super::streamable::answer_with_id(answer, r.id.clone())))
+                Some(Local::Answer(Box::new(super::streamable::answer_with_id(answer, r.id.clone()))))
             }
             JsonRpcMessage::Notification(n) if matches!(n.notification, ClientNotification::InitializedNotification(_)) => {
                 self.0.answered.swap(false, Ordering::SeqCst).then_some(Local::Accepted)
@@ -97,7 +97,8 @@ mod tests {
     #[test]
     fn the_handshake_is_answered_once_under_the_request_id_and_the_rest_goes_to_the_server() {
         let resume = Resume::with_answer(answer());
-        let Some(Local::Answer(JsonRpcMessage::Response(r))) = resume.local(&initialize(7)) else { panic!("answered locally") };
+        let Some(Local::Answer(answer)) = resume.local(&initialize(7)) else { panic!("answered locally") };
+        let JsonRpcMessage::Response(r) = *answer else { panic!("a response") };
         assert_eq!(r.id, rmcp::model::RequestId::Number(7));
         assert!(matches!(resume.local(&initialized()), Some(Local::Accepted)));
         // A second `initialize` (the session expired: rmcp starts a new one) reaches the server,

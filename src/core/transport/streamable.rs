@@ -221,7 +221,7 @@ impl StreamableHttpClient for McpHttp {
         match self.resume.local(&message) {
             Some(Local::Answer(answer)) => {
                 let session = self.session.lock().ok().and_then(|s| s.clone());
-                return Ok(StreamableHttpPostResponse::Json(answer, session));
+                return Ok(StreamableHttpPostResponse::Json(*answer, session));
             }
             Some(Local::Accepted) => return Ok(StreamableHttpPostResponse::Accepted),
             None => {}
