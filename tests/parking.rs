@@ -108,12 +108,18 @@ async fn serve() -> (u16, Arc<Server>) {
     (port, server)
 }
 
-/// Keeps the diagnostics a user's logger would see.
+/// Keeps the diagnostics a user's logger would see, and the ended sessions' durations (the
+/// face's `mcp.client.session.duration`).
 #[derive(Default)]
-struct Diagnostics(Mutex<Vec<String>>);
+struct Diagnostics(Mutex<Vec<String>>, Mutex<Vec<f64>>);
 
 impl EventSink for Diagnostics {
     fn emit(&self, event: ServerEvent) {
+        if event.kind == EventKind::SessionEnded {
+            if let (Ok(mut ended), Some(seconds)) = (self.1.lock(), event.payload["durationS"].as_f64()) {
+                ended.push(seconds);
+            }
+        }
         if event.kind == EventKind::Diagnostic {
             if let (Ok(mut lines), Some(message)) = (self.0.lock(), event.payload["message"].as_str()) {
                 lines.push(message.to_string());
@@ -177,6 +183,9 @@ async fn a_parked_session_resumes_with_only_the_request_and_ends_on_disconnect()
     assert_eq!(deletes.len(), 1);
     assert_eq!(deletes[0].session.as_deref(), Some("s-1"));
     assert_eq!(server.seen().iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count(), 1, "one handshake in all");
+    let ended = sink.1.lock().expect("durations").clone();
+    assert_eq!(ended.len(), 1, "one session, ended once: {ended:?}");
+    assert!(ended[0] > 2.0, "its duration spans its parked spells: {ended:?}");
 }
 
 #[tokio::test]

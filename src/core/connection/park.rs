@@ -72,7 +72,8 @@ impl Connection {
         let listener = parkable.listener.clone();
         let state = Arc::downgrade(&self.state);
         let session = Arc::downgrade(live);
-        let shared = self.shared.clone();
+        // Weak: the watcher keeps nothing of the client alive (it ends within `PARK_AFTER` of the session).
+        let shared = Arc::downgrade(&self.shared);
         tokio::spawn(async move {
             loop {
                 let alive = || session.upgrade().is_some_and(|live| !live.is_closed());
@@ -82,7 +83,9 @@ impl Connection {
                 let (Some(state), Some(live)) = (state.upgrade(), session.upgrade()) else { return };
                 match park(&state, live, &listener).await {
                     Parking::Parked => {
-                        shared.diagnostic("debug", "Session idle: parked until the next request");
+                        if let Some(shared) = shared.upgrade() {
+                            shared.diagnostic("debug", "Session idle: parked until the next request");
+                        }
                         return;
                     }
                     Parking::Busy => {}
@@ -119,6 +122,7 @@ impl Connection {
 
     /// Ends a parked session on the server, as closing a live one does (bounded).
     pub(super) async fn end_parked(&self, parked: Box<Parked>) {
+        self.told_ended(parked.history.0.elapsed().as_secs_f64(), &parked.protocol_version, None);
         let (Ok(ServerSpec::Http(spec)), Some(remote), Some(id)) = (&self.config.spec, &self.remote, parked.session_id()) else { return };
         let resume = Resume::default();
         let parts = SessionParts { session: &parked.session, listener: &parked.listener, resume: &resume };

@@ -73,11 +73,16 @@ impl Connection {
     /// (its `mcp.client.session.duration`).
     pub(super) fn session_ended(&self, live: &Live, error: Option<&str>) {
         if let Some(seconds) = live.end() {
-            self.shared.emit(
-                EventKind::SessionEnded,
-                json!({ "durationS": seconds, "protocolVersion": live.protocol_version, "error": error, "httpVersion": self.http_version() }),
-            );
+            self.told_ended(seconds, &live.protocol_version, error);
         }
+    }
+
+    /// Tells the face a session ended after `seconds` (a parked one is told by `end_parked`).
+    pub(super) fn told_ended(&self, seconds: f64, protocol_version: &str, error: Option<&str>) {
+        self.shared.emit(
+            EventKind::SessionEnded,
+            json!({ "durationS": seconds, "protocolVersion": protocol_version, "error": error, "httpVersion": self.http_version() }),
+        );
     }
 
     /// The HTTP version of this server's requests, when the core's own HTTP client sends them.
