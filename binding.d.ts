@@ -121,6 +121,9 @@ export interface CallToolOptions {
   metaJson?: string
 }
 
+/** The core's defaults the face shows (`core::operations::face_defaults`). */
+export declare function defaults(): { requestTimeoutMs: number }
+
 /**
  * Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
  * rebuilding tools from cached definitions without a connection.
@@ -172,6 +175,12 @@ export interface McpConfigSource {
   env?: Record<string, string>
   workspace?: string
 }
+
+/**
+ * The MCP method each operation of the face sends (`{ callTool: 'tools/call', … }`), for its
+ * spans: the vocabulary is the core's (`core::operations::face_methods`).
+ */
+export declare function methods(): { callTool: string; listTools: string; readResource: string; getPrompt: string; resources: string; resourceTemplates: string; prompts: string }
 
 /**
  * The pure helpers (synchronous, as in the SDK): `buildDiscoveryUrls`,

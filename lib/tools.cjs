@@ -6,7 +6,7 @@ const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-to
 const { traceMetaOf } = require('./trace-context.cjs');
 const telemetry = require('./telemetry.cjs');
 const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
-const { isPolicyCode } = require('./client/defaults.cjs');
+const { isPolicyCode, METHODS } = require('./client/defaults.cjs');
 const { log } = require('./client/events.cjs');
 const ids = require('./client/ids.cjs');
 
@@ -94,7 +94,7 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const signal = context?.abortSignal;
   if (signal?.aborted) throw abortError(signal);
   // A client span when the app registered a tracer (a child of the caller's active context).
-  const op = telemetry.startOperation(ctx.telemetry, def, 'tools/call', toolName, {
+  const op = telemetry.startOperation(ctx.telemetry, def, METHODS.callTool, toolName, {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': toolName,
     ...(session?.protocolVersion ? { 'mcp.protocol.version': session.protocolVersion } : {}),

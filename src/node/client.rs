@@ -374,6 +374,19 @@ impl NativeClient {
     }
 }
 
+/// The MCP method each operation of the face sends (`{ callTool: 'tools/call', … }`), for its
+/// spans: the vocabulary is the core's (`core::operations::face_methods`).
+#[napi(ts_return_type = "{ callTool: string; listTools: string; readResource: string; getPrompt: string; resources: string; resourceTemplates: string; prompts: string }")]
+pub fn methods() -> Value {
+    operations::face_methods()
+}
+
+/// The core's defaults the face shows (`core::operations::face_defaults`).
+#[napi(ts_return_type = "{ requestTimeoutMs: number }")]
+pub fn defaults() -> Value {
+    operations::face_defaults()
+}
+
 /// Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
 /// rebuilding tools from cached definitions without a connection.
 #[napi]
