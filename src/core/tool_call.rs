@@ -25,7 +25,7 @@ use super::transport::lane::LaneOutcome;
 use super::{observe, tasks};
 
 pub use request_meta::CallMeta;
-use request_meta::PROGRESS_TOKEN;
+use request_meta::{RequestMeta, PROGRESS_TOKEN};
 
 /// The request of a tool call.
 pub const METHOD: &str = "tools/call";
@@ -48,15 +48,15 @@ pub async fn call(conn: &Connection, calls: &CallTable, name: String, args: Opti
     let mut params = Map::new();
     params.insert("name".into(), Value::String(name));
     params.insert("arguments".into(), args.filter(Value::is_object).unwrap_or_else(|| json!({})));
-    let meta = options.meta.build();
+    let RequestMeta { meta, progress_token } = options.meta.build();
     let traced = calls
         .run(options.call_id, |abort| {
             let request = RequestOptions {
                 timeout_ms: options.timeout_ms,
-                meta: meta.value(),
+                meta: meta.map(Value::Object),
                 cancel: Some(abort.token),
                 cancel_reason: Some(abort.reason),
-                progress_token: meta.progress_token,
+                progress_token,
                 context: options.call_id,
                 verbatim: false,
             };

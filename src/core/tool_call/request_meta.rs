@@ -40,12 +40,8 @@ pub struct RequestMeta {
 impl RequestMeta {
     /// The `_meta` as JSON text (the stdio lane splices it into the request as text).
     pub fn text(&self) -> Option<String> {
-        self.meta.as_ref().map(|m| Value::Object(m.clone()).to_string())
-    }
-
-    /// The `_meta` as a JSON value (the async path).
-    pub fn value(&self) -> Option<Value> {
-        self.meta.clone().map(Value::Object)
+        // A map of string keys and JSON values always serializes.
+        self.meta.as_ref().and_then(|m| serde_json::to_string(m).ok())
     }
 }
 
@@ -164,13 +160,13 @@ mod tests {
         }
         let built = parts(Some(json!(false)), Some(json!("run")), None, Some(r#"{"progressToken":"mine"}"#)).build();
         assert_eq!(built.progress_token, None);
-        assert_eq!(built.value(), Some(json!({ "progressToken": "mine" })));
+        assert_eq!(built.meta.map(Value::Object), Some(json!({ "progressToken": "mine" })));
     }
 
     #[test]
     fn trace_context_alone_and_what_adds_nothing() {
         let built = parts(Some(json!(false)), None, Some(r#"{"traceparent":"00-a-b-01"}"#), Some("\"not an object\"")).build();
-        assert_eq!(built.value(), Some(json!({ "traceparent": "00-a-b-01" })));
+        assert_eq!(built.meta.map(Value::Object), Some(json!({ "traceparent": "00-a-b-01" })));
         assert_eq!(parts(Some(json!(false)), None, Some("not json"), Some("[1]")).build(), RequestMeta::default());
         assert_eq!(parts(Some(json!(false)), None, None, Some("{}")).build().text().as_deref(), Some("{}"));
     }
