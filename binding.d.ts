@@ -122,7 +122,7 @@ export interface CallToolOptions {
 }
 
 /** The core's defaults the face shows (`core::operations::face_defaults`). */
-export declare function defaults(): { requestTimeoutMs: number }
+export declare function defaults(): { requestTimeoutMs: number; abortReason: string }
 
 /**
  * Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for

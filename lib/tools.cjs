@@ -6,7 +6,7 @@ const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-to
 const { traceMetaOf } = require('./trace-context.cjs');
 const telemetry = require('./telemetry.cjs');
 const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
-const { isPolicyCode, METHODS } = require('./client/defaults.cjs');
+const { isPolicyCode, METHODS, DEFAULT_ABORT_REASON } = require('./client/defaults.cjs');
 const { log } = require('./client/events.cjs');
 const ids = require('./client/ids.cjs');
 
@@ -110,7 +110,7 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const callId = ids.allocate();
   let onAbort;
   if (typeof signal?.addEventListener === 'function') {
-    onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
+    onAbort = () => native.cancel(callId, String(signal.reason ?? DEFAULT_ABORT_REASON));
     signal.addEventListener('abort', onAbort, { once: true });
   }
   const callContexts = ctx.callContexts;
@@ -182,7 +182,7 @@ function shapeForMastra(ctx, toolName, outputSchemas, shaped) {
 }
 
 function abortError(signal) {
-  const err = new Error(String(signal.reason ?? 'This operation was aborted'));
+  const err = new Error(String(signal.reason ?? DEFAULT_ABORT_REASON));
   err.name = 'SdkError';
   err.code = 'ABORTED';
   return err;

@@ -9,6 +9,9 @@ const CORE_DEFAULTS = Object.freeze(native.defaults());
 /** A request's timeout when neither the server's nor the client's `timeout` is given (ms). */
 const DEFAULT_TIMEOUT_MS = CORE_DEFAULTS.requestTimeoutMs;
 
+/** What an aborted call reports when its signal gives no reason. */
+const DEFAULT_ABORT_REASON = CORE_DEFAULTS.abortReason;
+
 /**
  * The MCP method each operation sends, by the face's name of it (`callTool`, `listTools`,
  * `readResource`, `getPrompt`, and the `listAll` kinds `resources`, `resourceTemplates`,
@@ -27,4 +30,4 @@ function isPolicyCode(code) {
   return typeof code === 'string' && code.startsWith('MCP_CLIENT_');
 }
 
-module.exports = { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, METHODS, isPolicyCode };
+module.exports = { DEFAULT_TIMEOUT_MS, DEFAULT_ABORT_REASON, DEFAULT_INSTRUCTIONS_MAX_LENGTH, METHODS, isPolicyCode };

@@ -54,6 +54,8 @@ pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
 /// Default wait for the OAuth redirect to reach the loopback callback server (5 minutes): an
 /// `authenticate()` without a `timeout`, and the callback server's `waitForCode`.
 pub const DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS: u64 = 300_000;
+/// What a cancelled request reports when its canceller gave no reason (the DOM's `AbortError`).
+pub const DEFAULT_ABORT_REASON: &str = "This operation was aborted";
 /// Whether a tool call carries a progress token when the server's `enableProgressTracking` is
 /// not given.
 pub const DEFAULT_PROGRESS_TRACKING: bool = true;

@@ -36,9 +36,10 @@ pub fn face_methods() -> Value {
     Value::Object(methods)
 }
 
-/// The core's defaults the face shows (`MCPClient.defaultTimeout`, …), by the face's name.
+/// The core's defaults the face shows (`MCPClient.defaultTimeout`, the reason of an abort
+/// without one), by the face's name.
 pub fn face_defaults() -> Value {
-    json!({ "requestTimeoutMs": config::DEFAULT_REQUEST_TIMEOUT_MS })
+    json!({ "requestTimeoutMs": config::DEFAULT_REQUEST_TIMEOUT_MS, "abortReason": config::DEFAULT_ABORT_REASON })
 }
 
 /// `{ serverVersion, instructions, protocolVersion }` of `conn`'s session (connecting if needed).
@@ -167,6 +168,7 @@ mod tests {
     fn the_face_shows_the_cores_defaults() {
         let defaults = face_defaults();
         assert_eq!(defaults["requestTimeoutMs"], 60_000);
-        assert_eq!(defaults.as_object().map(serde_json::Map::len), Some(1));
+        assert_eq!(defaults["abortReason"], "This operation was aborted");
+        assert_eq!(defaults.as_object().map(serde_json::Map::len), Some(2));
     }
 }

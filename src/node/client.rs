@@ -382,7 +382,7 @@ pub fn methods() -> Value {
 }
 
 /// The core's defaults the face shows (`core::operations::face_defaults`).
-#[napi(ts_return_type = "{ requestTimeoutMs: number }")]
+#[napi(ts_return_type = "{ requestTimeoutMs: number; abortReason: string }")]
 pub fn defaults() -> Value {
     operations::face_defaults()
 }

@@ -5,6 +5,7 @@ use rmcp::service::ServiceError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 use super::RequestOptions;
+use crate::core::config::DEFAULT_ABORT_REASON;
 use crate::core::error::{ErrorKind, McpError};
 use crate::core::net::NetError;
 use crate::core::open::{error_and_causes, net_error};
@@ -31,7 +32,7 @@ pub fn cancel_reason(options: &RequestOptions) -> String {
         .as_ref()
         .and_then(|r| r.lock().ok().map(|s| s.clone()))
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "This operation was aborted".to_string())
+        .unwrap_or_else(|| DEFAULT_ABORT_REASON.to_string())
 }
 
 /// The user-facing error for a lane request that did not succeed.
@@ -110,7 +111,7 @@ pub(super) fn service_error(server: &str, method: &str, timeout_ms: u64, e: Serv
         ServiceError::Cancelled { reason } => McpError::new(
             ErrorKind::Aborted,
             server,
-            reason.unwrap_or_else(|| "This operation was aborted".into()),
+            reason.unwrap_or_else(|| DEFAULT_ABORT_REASON.into()),
         ),
         other => McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {other}")),
     }
