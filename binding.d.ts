@@ -46,8 +46,10 @@ export declare class NativeClient {
    * when the server has no ready lane (not connected yet, remote, or closed): use `callTool`.
    * An answer that needs more than shaping (a 2026-07-28 `input_required` result, a task
    * refusal) is handed to the async path, which follows it up without sending the call again.
+   * The request `_meta` is the core's, built from `progress` (the server's
+   * `enableProgressTracking`), `runId`, and the trace context and user `_meta` as JSON text.
    */
-  startCall(server: string, name: string, argsJson: string, metaJson: string | undefined | null, callId: number): boolean
+  startCall(server: string, name: string, argsJson: string, callId: number, progress?: boolean | undefined, runId?: string | undefined, traceJson?: string | undefined | null, metaJson?: string | undefined | null): boolean
   /** Aborts an in-flight call started with `callId`. */
   cancel(callId: number, reason: string): void
   /** `resources/read`; `meta` is the request's `_meta` (the face's trace context). */
@@ -106,14 +108,21 @@ export interface CallDone {
 }
 
 export interface CallToolOptions {
-  /** Request `_meta` (already merged by the face from the caller's context). */
-  meta?: any
-  /** The progress token the user expects in progress notifications. */
-  progressToken?: any
   timeoutMs?: number
   /** Id used with `cancel()` to abort this call. */
   callId?: number
+  /** The server's `enableProgressTracking`, as given. */
+  progress?: boolean
+  /** The caller's run id (the progress token when set). */
+  runId?: string
+  /** The trace context fields of the request, as JSON text. */
+  traceJson?: string
+  /** The user's `_meta`, as JSON text. */
+  metaJson?: string
 }
+
+/** The core's defaults the face shows (`core::operations::face_defaults`). */
+export declare function defaults(): { requestTimeoutMs: number; abortReason: string }
 
 /**
  * Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
@@ -166,6 +175,12 @@ export interface McpConfigSource {
   env?: Record<string, string>
   workspace?: string
 }
+
+/**
+ * The MCP method each operation of the face sends (`{ callTool: 'tools/call', … }`), for its
+ * spans: the vocabulary is the core's (`core::operations::face_methods`).
+ */
+export declare function methods(): { callTool: string; listTools: string; readResource: string; getPrompt: string; resources: string; resourceTemplates: string; prompts: string }
 
 /**
  * The pure helpers (synchronous, as in the SDK): `buildDiscoveryUrls`,

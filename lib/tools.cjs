@@ -6,15 +6,9 @@ const { attachMcpCallToolContent, structuredToModelOutput } = require('./call-to
 const { traceMetaOf } = require('./trace-context.cjs');
 const telemetry = require('./telemetry.cjs');
 const { inputSchemaFor, outputSchemasFor } = require('./shared-schemas.cjs');
-const { isPolicyCode } = require('./client/defaults.cjs');
+const { isPolicyCode, METHODS, DEFAULT_ABORT_REASON } = require('./client/defaults.cjs');
 const { log } = require('./client/events.cjs');
 const ids = require('./client/ids.cjs');
-
-// Progress tokens for calls without a runId: unique per process run, cheap to make per call
-// (they need no secrecy: loading node:crypto for them cost a cold start about 7 ms).
-const tokenPrefix = `${process.pid.toString(36)}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-let nextToken = 0;
-const nextProgressToken = () => `${tokenPrefix}-${(nextToken++).toString(36)}`;
 
 function rawSchema(schema) {
   return schema && typeof schema === 'object' && 'jsonSchema' in schema ? schema.jsonSchema : schema;
@@ -99,26 +93,24 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   const { native, def } = ctx;
   const signal = context?.abortSignal;
   if (signal?.aborted) throw abortError(signal);
-  const progressToken = (def.enableProgressTracking ?? true) ? context?.runId || nextProgressToken() : undefined;
   // A client span when the app registered a tracer (a child of the caller's active context).
-  const op = telemetry.startOperation(ctx.telemetry, def, 'tools/call', toolName, {
+  const op = telemetry.startOperation(ctx.telemetry, def, METHODS.callTool, toolName, {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': toolName,
     ...(session?.protocolVersion ? { 'mcp.protocol.version': session.protocolVersion } : {}),
   }, native);
-  // The trace context of the caller's request (read now, in its async context); an explicit
-  // `traceContext` beats the span's, and explicit `_meta` wins over both.
+  // The trace context of the caller's request (read now, in its async context; an explicit
+  // `traceContext` beats the span's). The core builds the request `_meta` from it, the user's
+  // `_meta` and the progress token (the run id, else one of its own): src/core/tool_call/request_meta.rs.
   const traceMeta = traceMetaOf(def) ?? op?.meta;
-  const userMeta = traceMeta ? { ...traceMeta, ...context?._meta } : context?._meta;
-  const requestMeta =
-    userMeta || progressToken !== undefined ? { ...userMeta, ...(progressToken !== undefined ? { progressToken } : {}) } : undefined;
+  const userMeta = context?._meta;
   const requestContext = context?.requestContext ?? null;
   log(ctx.host, ctx.server, 'debug', `Executing tool: ${toolName}`, { toolArgs: input, runId: context?.runId }, requestContext);
   // Held until the call settles (released in `finally`): no other pending operation gets it.
   const callId = ids.allocate();
   let onAbort;
   if (typeof signal?.addEventListener === 'function') {
-    onAbort = () => native.cancel(callId, String(signal.reason ?? 'This operation was aborted'));
+    onAbort = () => native.cancel(callId, String(signal.reason ?? DEFAULT_ABORT_REASON));
     signal.addEventListener('abort', onAbort, { once: true });
   }
   const callContexts = ctx.callContexts;
@@ -126,10 +118,11 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
   let shaped;
   try {
     const args = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
-    shaped = await ctx.host.callTool(ctx.server, toolName, args, JSON.stringify(args), requestMeta ? JSON.stringify(requestMeta) : undefined, {
-      meta: requestMeta,
-      progressToken,
-      callId,
+    shaped = await ctx.host.callTool(ctx.server, toolName, args, JSON.stringify(args), callId, {
+      progress: def.enableProgressTracking ?? undefined,
+      runId: context?.runId ?? undefined,
+      traceJson: traceMeta ? JSON.stringify(traceMeta) : undefined,
+      metaJson: userMeta ? JSON.stringify(userMeta) : undefined,
     });
   } catch (raw) {
     const plain = fromNative(raw);
@@ -189,7 +182,7 @@ function shapeForMastra(ctx, toolName, outputSchemas, shaped) {
 }
 
 function abortError(signal) {
-  const err = new Error(String(signal.reason ?? 'This operation was aborted'));
+  const err = new Error(String(signal.reason ?? DEFAULT_ABORT_REASON));
   err.name = 'SdkError';
   err.code = 'ABORTED';
   return err;

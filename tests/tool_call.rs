@@ -32,7 +32,7 @@ async fn connected(registry: &Registry) -> Arc<Connection> {
 }
 
 fn direct(name: &str, args: Value, id: u32) -> DirectCall {
-    DirectCall { server: "fx".into(), name: name.into(), args_json: args.to_string(), meta_json: None, observed: false, id }
+    DirectCall { server: "fx".into(), name: name.into(), args_json: args.to_string(), meta: Default::default(), observed: false, id }
 }
 
 /// Starts a direct call; its settlement (a follow-up awaited) arrives on the receiver.

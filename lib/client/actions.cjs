@@ -6,14 +6,12 @@ const { nativeCall } = require('../errors.cjs');
 const { setHandler } = require('./events.cjs');
 const { fold, run, connectFor, mastraError } = require('./outcomes.cjs');
 const { fannedOut, traced } = require('./spans.cjs');
-
-/** The MCP method of each `listAll` kind (the span's `mcp.method.name`). */
-const LIST_METHODS = { resources: 'resources/list', resourceTemplates: 'resources/templates/list', prompts: 'prompts/list' };
+const { METHODS } = require('./defaults.cjs');
 
 /** `listWithErrors` of one kind, over every server. */
 function listWith(host, kind, errorId) {
   return async (options) => {
-    const outcomes = await fannedOut(host, LIST_METHODS[kind], (metas) => host.native.listAll(kind, options?.perServerTimeoutMs, metas));
+    const outcomes = await fannedOut(host, METHODS[kind], (metas) => host.native.listAll(kind, options?.perServerTimeoutMs, metas));
     return fold(host, outcomes, kind, errorId, options, (_server, value) => value);
   };
 }
@@ -34,7 +32,7 @@ function resources(host) {
     templatesWithErrors,
     read: (serverName, uri) =>
       run(host, 'MCP_CLIENT_READ_RESOURCE_FAILED', { serverName, uri }, () =>
-        traced(host, serverName, 'resources/read', undefined, { 'mcp.resource.uri': String(uri) }, (meta) =>
+        traced(host, serverName, METHODS.readResource, undefined, { 'mcp.resource.uri': String(uri) }, (meta) =>
           host.native.readResource(serverName, uri, meta),
         ),
       ),
@@ -55,7 +53,7 @@ function prompts(host) {
     listWithErrors,
     get: ({ serverName, name, args, version } = {}) =>
       run(host, 'MCP_CLIENT_GET_PROMPT_FAILED', { serverName, name, ...(version ? { version } : {}) }, () =>
-        traced(host, serverName, 'prompts/get', name, { 'gen_ai.prompt.name': String(name) }, (meta) =>
+        traced(host, serverName, METHODS.getPrompt, name, { 'gen_ai.prompt.name': String(name) }, (meta) =>
           host.native.getPrompt(serverName, name, args ?? undefined, meta),
         ),
       ),

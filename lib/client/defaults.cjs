@@ -1,9 +1,23 @@
 'use strict';
-// Each default and shared rule of the face, once. The core has its own (src/core/config.rs);
-// these are the values the face shows (`defaultTimeout`) or needs before the core is asked.
+// Each default and shared rule of the face, once. The core's defaults and its vocabulary come
+// from the binding (src/core/operations.rs: `face_defaults`, `face_methods`): the face shows them
+// (`defaultTimeout`, the span names) and repeats none of them.
+const native = require('../native.cjs');
+
+const CORE_DEFAULTS = Object.freeze(native.defaults());
 
 /** A request's timeout when neither the server's nor the client's `timeout` is given (ms). */
-const DEFAULT_TIMEOUT_MS = 60000;
+const DEFAULT_TIMEOUT_MS = CORE_DEFAULTS.requestTimeoutMs;
+
+/** What an aborted call reports when its signal gives no reason. */
+const DEFAULT_ABORT_REASON = CORE_DEFAULTS.abortReason;
+
+/**
+ * The MCP method each operation sends, by the face's name of it (`callTool`, `listTools`,
+ * `readResource`, `getPrompt`, and the `listAll` kinds `resources`, `resourceTemplates`,
+ * `prompts`): the spans' `mcp.method.name`.
+ */
+const METHODS = Object.freeze(native.methods());
 
 /** `instructionsMaxLength` when a server definition does not give one. */
 const DEFAULT_INSTRUCTIONS_MAX_LENGTH = 512;
@@ -16,4 +30,4 @@ function isPolicyCode(code) {
   return typeof code === 'string' && code.startsWith('MCP_CLIENT_');
 }
 
-module.exports = { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH, isPolicyCode };
+module.exports = { DEFAULT_TIMEOUT_MS, DEFAULT_ABORT_REASON, DEFAULT_INSTRUCTIONS_MAX_LENGTH, METHODS, isPolicyCode };

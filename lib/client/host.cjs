@@ -88,13 +88,16 @@ class Host {
     }
   }
 
-  /** A tools/call written from this thread when the server is ready, else the async path. */
-  callTool(server, name, input, argsJson, metaJson, options) {
-    if (this.native.startCall(server, name, argsJson, metaJson, options.callId)) {
+  /**
+   * A tool call written from this thread when the server is ready, else the async path. `meta`:
+   * `{ progress, runId, traceJson, metaJson }`, what the core builds the request `_meta` from.
+   */
+  callTool(server, name, input, argsJson, callId, meta) {
+    if (this.native.startCall(server, name, argsJson, callId, meta.progress, meta.runId, meta.traceJson, meta.metaJson)) {
       directCallStarted();
-      return new Promise((resolve, reject) => this.directCalls.set(options.callId, { resolve, reject }));
+      return new Promise((resolve, reject) => this.directCalls.set(callId, { resolve, reject }));
     }
-    return this.native.callTool(server, name, input, options).then(JSON.parse);
+    return this.native.callTool(server, name, input, { callId, ...meta }).then(JSON.parse);
   }
 }
 

@@ -12,12 +12,13 @@ const { gateExecute, isToolDrift } = require('../tool-pins.cjs');
 const { log } = require('./events.cjs');
 const { serverFailure, fold } = require('./outcomes.cjs');
 const { fannedOut } = require('./spans.cjs');
+const { METHODS } = require('./defaults.cjs');
 
 /** Per-server tool listings; reused without a native round trip while every list is current. */
 async function toolEntries(host, options) {
   const reused = currentToolEntries(host);
   if (reused) return reused;
-  const outcomes = await fannedOut(host, 'tools/list', async (metas) =>
+  const outcomes = await fannedOut(host, METHODS.listTools, async (metas) =>
     JSON.parse(await host.native.listTools(undefined, options?.perServerTimeoutMs, metas)),
   );
   for (const o of outcomes) {

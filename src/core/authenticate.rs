@@ -13,7 +13,7 @@ use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 
 /// How long `authenticate` waits for the user when the caller gives no timeout.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+const DEFAULT_TIMEOUT: Duration = Duration::from_millis(super::config::DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS);
 
 impl Connection {
     /// Runs the interactive OAuth flow: a loopback callback server on the provider's redirect

@@ -51,6 +51,14 @@ pub enum ServerSpec {
 pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_000;
 /// Default per-request timeout (the MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`).
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
+/// Default wait for the OAuth redirect to reach the loopback callback server (5 minutes): an
+/// `authenticate()` without a `timeout`, and the callback server's `waitForCode`.
+pub const DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS: u64 = 300_000;
+/// What a cancelled request reports when its canceller gave no reason (the DOM's `AbortError`).
+pub const DEFAULT_ABORT_REASON: &str = "This operation was aborted";
+/// Whether a tool call carries a progress token when the server's `enableProgressTracking` is
+/// not given.
+pub const DEFAULT_PROGRESS_TRACKING: bool = true;
 
 /// One configured server: its validated transport (or why it is unusable) plus the
 /// transport-independent options.

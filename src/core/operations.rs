@@ -1,7 +1,8 @@
 //! The face's operations other than `tools/call` (`tool_call.rs`), each one core call traced as
 //! one operation when `observed` (`observe::scope`), its outcome encoded as the face reads it
 //! (`encode`): session info, tool listings, lists over all servers, `resources/read`, a prompt
-//! with its list entry, roots.
+//! with its list entry, roots. The MCP method each of the face's operations sends, for its spans
+//! (`face_methods`), and the core's defaults the face shows (`face_defaults`).
 
 use std::sync::Arc;
 
@@ -12,7 +13,34 @@ use super::encode::{self, Traced};
 use super::error::Result;
 use super::lists::{self, Listing};
 use super::registry::{Registry, ServerOutcome};
-use super::{input, observe, tool_cache};
+use super::{config, input, observe, tool_cache, tool_call};
+
+/// The request of a tool listing.
+pub const LIST_TOOLS: &str = "tools/list";
+/// The request of a resource read.
+pub const READ_RESOURCE: &str = "resources/read";
+/// The request of a prompt.
+pub const GET_PROMPT: &str = "prompts/get";
+const ROOTS_CHANGED: &str = "notifications/roots/list_changed";
+
+/// The MCP method each operation of the face sends, by the face's name of it: its spans'
+/// `mcp.method.name` (the face names no method itself). The lists by their `Listing` name.
+pub fn face_methods() -> Value {
+    let mut methods = serde_json::Map::new();
+    for (operation, method) in [("callTool", tool_call::METHOD), ("listTools", LIST_TOOLS), ("readResource", READ_RESOURCE), ("getPrompt", GET_PROMPT)] {
+        methods.insert(operation.into(), method.into());
+    }
+    for listing in [Listing::Resources, Listing::ResourceTemplates, Listing::Prompts] {
+        methods.insert(listing.parts().1.into(), listing.method().into());
+    }
+    Value::Object(methods)
+}
+
+/// The core's defaults the face shows (`MCPClient.defaultTimeout`, the reason of an abort
+/// without one), by the face's name.
+pub fn face_defaults() -> Value {
+    json!({ "requestTimeoutMs": config::DEFAULT_REQUEST_TIMEOUT_MS, "abortReason": config::DEFAULT_ABORT_REASON })
+}
 
 /// `{ serverVersion, instructions, protocolVersion }` of `conn`'s session (connecting if needed).
 pub async fn session_info(conn: &Connection) -> Result<Value> {
@@ -40,7 +68,7 @@ fn meta_of(metas: Option<&Value>, server: &str) -> Option<Value> {
 /// Tools of one server (`server` given) or of all servers, as the JSON text of
 /// `Array<{ server, ok, value?, error?, durationMs }>`.
 pub async fn list_tools(registry: &Registry, server: Option<String>, per_server_timeout_ms: Option<u64>, metas: Option<Value>, observed: bool) -> Result<String> {
-    const METHOD: &str = "tools/list";
+    const METHOD: &str = LIST_TOOLS;
     let outcomes = match server {
         Some(name) => {
             let conn = registry.get(&name)?;
@@ -73,14 +101,14 @@ pub async fn list_all(registry: &Registry, listing: Listing, per_server_timeout_
 
 /// `resources/read`; `meta`: the request's `_meta` (trace context).
 pub async fn read_resource(conn: &Connection, uri: String, meta: Option<Value>, observed: bool) -> Traced<Value> {
-    const METHOD: &str = "resources/read";
+    const METHOD: &str = READ_RESOURCE;
     let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
     observe::scope(observed, METHOD, input::request(conn, METHOD, json!({ "uri": uri }), options)).await
 }
 
 /// `prompts/get`, plus the matching `prompts/list` entry as `prompt` (when the list can be read).
 pub async fn get_prompt(conn: &Connection, name: String, args: Option<Value>, meta: Option<Value>, observed: bool) -> Traced<Value> {
-    const METHOD: &str = "prompts/get";
+    const METHOD: &str = GET_PROMPT;
     let mut params = json!({ "name": name });
     if let Some(args) = args.filter(Value::is_object) {
         params["arguments"] = args;
@@ -96,8 +124,6 @@ pub async fn get_prompt(conn: &Connection, name: String, args: Option<Value>, me
     }
     (Ok(result), trace)
 }
-
-const ROOTS_CHANGED: &str = "notifications/roots/list_changed";
 
 /// Replaces a server's roots and notifies it (when connected).
 pub async fn set_roots(conn: &Connection, roots: Vec<Value>, observed: bool) -> Traced<()> {
@@ -117,4 +143,32 @@ pub fn per_server<T: Into<Value>>(registry: &Registry, value: impl Fn(&Connectio
         out.insert(name.clone(), v.map_or(Value::Null, Into::into));
     }
     Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_face_names_each_method_by_its_operation() {
+        let methods = face_methods();
+        assert_eq!(methods["callTool"], "tools/call");
+        assert_eq!(methods["listTools"], "tools/list");
+        assert_eq!(methods["readResource"], "resources/read");
+        assert_eq!(methods["getPrompt"], "prompts/get");
+        // The list kinds by the names the binding's `listAll` takes (`Listing::from_name`).
+        for (kind, method) in [("resources", "resources/list"), ("resourceTemplates", "resources/templates/list"), ("prompts", "prompts/list")] {
+            assert_eq!(methods[kind], method);
+            assert_eq!(Listing::from_name(kind).map(Listing::method), Some(method));
+        }
+        assert_eq!(methods.as_object().map(serde_json::Map::len), Some(7));
+    }
+
+    #[test]
+    fn the_face_shows_the_cores_defaults() {
+        let defaults = face_defaults();
+        assert_eq!(defaults["requestTimeoutMs"], 60_000);
+        assert_eq!(defaults["abortReason"], "This operation was aborted");
+        assert_eq!(defaults.as_object().map(serde_json::Map::len), Some(2));
+    }
 }

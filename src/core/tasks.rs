@@ -246,7 +246,7 @@ impl<'a> TaskCall<'a> {
             .as_ref()
             .and_then(|r| r.lock().ok().map(|s| s.clone()))
             .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "This operation was aborted".to_string());
+            .unwrap_or_else(|| super::config::DEFAULT_ABORT_REASON.to_string());
         McpError::new(ErrorKind::Aborted, self.conn.name(), reason)
     }
 

@@ -2,7 +2,11 @@
 //! stdio lane from the caller's thread (`start`, the fast path); which tools must not take the
 //! lane (task routing, `takes_lane`); and the follow-up on the async path of a lane answer that
 //! needs more than shaping (`follow_up::needs_follow_up`). Each settles as the face reads it
-//! (`encode::call_result`), and is registered in the client's `CallTable` while in flight.
+//! (`encode::call_result`), and is registered in the client's `CallTable` while in flight. Its
+//! request `_meta` (trace context, the user's `_meta`, the progress token) is built here from what
+//! the face knows of the call (`request_meta`).
+
+mod request_meta;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -20,7 +24,11 @@ use super::tool_cache::{self, TaskSupport};
 use super::transport::lane::LaneOutcome;
 use super::{observe, tasks};
 
-const METHOD: &str = "tools/call";
+pub use request_meta::CallMeta;
+use request_meta::{RequestMeta, PROGRESS_TOKEN};
+
+/// The request of a tool call.
+pub const METHOD: &str = "tools/call";
 
 /// A settled call as the face reads it: the result's JSON text, or the error's.
 pub type Settlement = std::result::Result<String, String>;
@@ -28,10 +36,8 @@ pub type Settlement = std::result::Result<String, String>;
 /// What a call on the async path was asked with besides its tool and arguments.
 #[derive(Default)]
 pub struct CallOptions {
-    /// Request `_meta` (already merged by the face from the caller's context).
-    pub meta: Option<Value>,
-    /// The progress token the user expects in progress notifications.
-    pub progress_token: Option<Value>,
+    /// What the request `_meta` is built from (the progress token among it).
+    pub meta: CallMeta,
     pub timeout_ms: Option<u64>,
     /// The face's id of the call, for `CallTable::cancel`.
     pub call_id: Option<u32>,
@@ -42,14 +48,15 @@ pub async fn call(conn: &Connection, calls: &CallTable, name: String, args: Opti
     let mut params = Map::new();
     params.insert("name".into(), Value::String(name));
     params.insert("arguments".into(), args.filter(Value::is_object).unwrap_or_else(|| json!({})));
+    let RequestMeta { meta, progress_token } = options.meta.build();
     let traced = calls
         .run(options.call_id, |abort| {
             let request = RequestOptions {
                 timeout_ms: options.timeout_ms,
-                meta: options.meta,
+                meta: meta.map(Value::Object),
                 cancel: Some(abort.token),
                 cancel_reason: Some(abort.reason),
-                progress_token: options.progress_token,
+                progress_token,
                 context: options.call_id,
                 verbatim: false,
             };
@@ -79,7 +86,8 @@ pub struct DirectCall {
     pub server: String,
     pub name: String,
     pub args_json: String,
-    pub meta_json: Option<String>,
+    /// What the request `_meta` is built from.
+    pub meta: CallMeta,
     /// Whether its result carries its trace (`observe_operations` was asked before it started).
     pub observed: bool,
     /// The face's id of the call (`CallTable`).
@@ -100,12 +108,13 @@ pub enum Settled {
 /// Writes `call` on `conn`'s ready lane from this thread; `settled` runs once, on whichever
 /// thread settles it. Ok(false), having sent nothing, when the server has no ready lane (not
 /// connected yet, remote, or closed) or the tool runs as a task: use `call`.
-pub fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, call: DirectCall, settled: impl FnOnce(Settled) + Send + 'static) -> Result<bool> {
+pub fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, mut call: DirectCall, settled: impl FnOnce(Settled) + Send + 'static) -> Result<bool> {
     let Some(lane) = conn.ready_lane() else { return Ok(false) };
     if !takes_lane(conn, &call.name) {
         return Ok(false);
     }
-    let call = Arc::new(call);
+    let meta_json = std::mem::take(&mut call.meta).build().text();
+    let call = Arc::new(Written { call, meta_json });
     let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref()).map_err(|e| {
         McpError::new(ErrorKind::InvalidArguments, &call.server, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server))
     })?;
@@ -131,16 +140,29 @@ pub fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, call: DirectCall, s
     }
 }
 
+/// A direct call as written: its request `_meta` built, as JSON text.
+struct Written {
+    call: DirectCall,
+    meta_json: Option<String>,
+}
+
+impl std::ops::Deref for Written {
+    type Target = DirectCall;
+    fn deref(&self) -> &DirectCall {
+        &self.call
+    }
+}
+
 /// Finishes a direct call whose first answer was handed over (`follow_up::hand_over`) on the
 /// async path `call` takes, without sending it again.
-async fn finish(conn: Arc<Connection>, call: Arc<DirectCall>, abort: Abort, calls: Arc<CallTable>) -> Settlement {
+async fn finish(conn: Arc<Connection>, call: Arc<Written>, abort: Abort, calls: Arc<CallTable>) -> Settlement {
     let meta: Option<Value> = call.meta_json.as_deref().and_then(|m| serde_json::from_str(m).ok());
     let mut params = Map::new();
     params.insert("name".into(), Value::String(call.name.clone()));
     params.insert("arguments".into(), serde_json::from_str(&call.args_json).unwrap_or_else(|_| json!({})));
     let options = RequestOptions {
         timeout_ms: None,
-        progress_token: meta.as_ref().and_then(|m| m.get("progressToken")).cloned(),
+        progress_token: meta.as_ref().and_then(|m| m.get(PROGRESS_TOKEN)).cloned(),
         meta,
         cancel: Some(abort.token),
         cancel_reason: Some(abort.reason),

@@ -21,7 +21,7 @@ use crate::core::listen;
 use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
 use crate::core::results::describe_tool as describe_tool_entry;
-use crate::core::tool_call::{self, CallOptions, DirectCall, Settled, Settlement};
+use crate::core::tool_call::{self, CallMeta, CallOptions, DirectCall, Settled, Settlement};
 use crate::core::{operations, tool_cache, user_handlers};
 use crate::core::{Connection, McpError, Registry};
 
@@ -36,13 +36,24 @@ fn invalid(message: String) -> Error {
 
 #[napi(object)]
 pub struct CallToolOptions {
-    /// Request `_meta` (already merged by the face from the caller's context).
-    pub meta: Option<Value>,
-    /// The progress token the user expects in progress notifications.
-    pub progress_token: Option<Value>,
     pub timeout_ms: Option<f64>,
     /// Id used with `cancel()` to abort this call.
     pub call_id: Option<u32>,
+    /// The server's `enableProgressTracking`, as given.
+    #[napi(ts_type = "boolean")]
+    pub progress: Option<Value>,
+    /// The caller's run id (the progress token when set).
+    #[napi(ts_type = "string")]
+    pub run_id: Option<Value>,
+    /// The trace context fields of the request, as JSON text.
+    pub trace_json: Option<String>,
+    /// The user's `_meta`, as JSON text.
+    pub meta_json: Option<String>,
+}
+
+/// What the core builds a call's request `_meta` from (`core::tool_call::CallMeta`).
+fn call_meta(progress: Option<Value>, run_id: Option<Value>, trace_json: Option<String>, meta_json: Option<String>) -> CallMeta {
+    CallMeta { track_progress: progress, run_id, trace_json, user_json: meta_json }
 }
 
 /// A settled direct call, handed to the face's completion callback.
@@ -202,8 +213,7 @@ impl NativeClient {
     ) -> Result<String> {
         let conn = self.server(&server)?;
         let options = options.map_or_else(CallOptions::default, |o| CallOptions {
-            meta: o.meta,
-            progress_token: o.progress_token,
+            meta: call_meta(o.progress, o.run_id, o.trace_json, o.meta_json),
             timeout_ms: opt_ms(o.timeout_ms),
             call_id: o.call_id,
         });
@@ -215,10 +225,24 @@ impl NativeClient {
     /// when the server has no ready lane (not connected yet, remote, or closed): use `callTool`.
     /// An answer that needs more than shaping (a 2026-07-28 `input_required` result, a task
     /// refusal) is handed to the async path, which follows it up without sending the call again.
+    /// The request `_meta` is the core's, built from `progress` (the server's
+    /// `enableProgressTracking`), `runId`, and the trace context and user `_meta` as JSON text.
     #[napi]
-    pub fn start_call(&self, server: String, name: String, args_json: String, meta_json: Option<String>, call_id: u32) -> Result<bool> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_call(
+        &self,
+        server: String,
+        name: String,
+        args_json: String,
+        call_id: u32,
+        #[napi(ts_arg_type = "boolean | undefined")] progress: Option<Value>,
+        #[napi(ts_arg_type = "string | undefined")] run_id: Option<Value>,
+        trace_json: Option<String>,
+        meta_json: Option<String>,
+    ) -> Result<bool> {
         let conn = self.server(&server)?;
-        let call = DirectCall { server, name, args_json, meta_json, observed: self.observing(), id: call_id };
+        let meta = call_meta(progress, run_id, trace_json, meta_json);
+        let call = DirectCall { server, name, args_json, meta, observed: self.observing(), id: call_id };
         let done_fn = self.call_done.clone();
         let settled = move |settled: Settled| match settled {
             Settled::Done(settlement) => call_done(&done_fn, call_id, settlement),
@@ -348,6 +372,19 @@ impl NativeClient {
     pub fn enable_elicitation_now(&self, server: String) -> Result<()> {
         self.server(&server)?.enable_elicitation_now().map_err(to_napi)
     }
+}
+
+/// The MCP method each operation of the face sends (`{ callTool: 'tools/call', … }`), for its
+/// spans: the vocabulary is the core's (`core::operations::face_methods`).
+#[napi(ts_return_type = "{ callTool: string; listTools: string; readResource: string; getPrompt: string; resources: string; resourceTemplates: string; prompts: string }")]
+pub fn methods() -> Value {
+    operations::face_methods()
+}
+
+/// The core's defaults the face shows (`core::operations::face_defaults`).
+#[napi(ts_return_type = "{ requestTimeoutMs: number; abortReason: string }")]
+pub fn defaults() -> Value {
+    operations::face_defaults()
 }
 
 /// Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for

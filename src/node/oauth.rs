@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::core::auth::callback::{candidates, CallbackServer};
 use crate::core::auth::AuthProvider;
+use crate::core::config::{positive_ms_f64, DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS};
 
 /// `(request: { server, op, args }) => Promise<unknown>`: calls provider method `op`.
 pub type AuthFn = ThreadsafeFunction<Value, Promise<Value>, Value, Status, false, true>;
@@ -79,7 +80,7 @@ impl NativeCallbackServer {
 
     #[napi]
     pub async fn wait_for_code(&self, timeout_ms: Option<f64>) -> Result<CallbackResult> {
-        let timeout = Duration::from_millis(timeout_ms.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(300_000.0) as u64);
+        let timeout = Duration::from_millis(timeout_ms.and_then(positive_ms_f64).unwrap_or(DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS));
         let cb = self.inner.wait_for_code(timeout).await.map_err(|e| Error::new(Status::GenericFailure, e))?;
         Ok(CallbackResult { code: cb.code, state: cb.state, iss: cb.iss })
     }

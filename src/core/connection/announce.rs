@@ -44,7 +44,12 @@ impl CancelAnnouncer {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use futures::future::BoxFuture;
+
     use super::*;
+    use crate::core::net::{HttpBackend, HttpResponse, NetError};
 
     #[test]
     fn the_notification_carries_the_id_the_reason_and_the_envelope() {
@@ -58,5 +63,68 @@ mod tests {
         assert_eq!(body["params"]["requestId"], 7);
         assert_eq!(body["params"]["reason"], "replaced");
         assert_eq!(body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(body["method"], "notifications/cancelled");
+        assert_eq!(body["jsonrpc"], "2.0");
+    }
+
+    /// A backend that records each request and answers with `status`.
+    struct Recorder {
+        seen: Arc<Mutex<Vec<HttpRequest>>>,
+        status: u16,
+    }
+
+    impl HttpBackend for Recorder {
+        fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, NetError>> {
+            if let Ok(mut seen) = self.seen.lock() {
+                seen.push(request);
+            }
+            let status = self.status;
+            Box::pin(async move { Ok(HttpResponse { status, headers: Vec::new(), url: None, body: Box::pin(futures::stream::empty()) }) })
+        }
+        fn follows_redirects(&self) -> bool {
+            false
+        }
+    }
+
+    fn recorded(status: u16, envelope: &str) -> (CancelAnnouncer, Arc<Mutex<Vec<HttpRequest>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let backend = Arc::new(Recorder { seen: seen.clone(), status });
+        let announcer = CancelAnnouncer {
+            net: NetClient::new(backend, Default::default(), vec![]),
+            url: url::Url::parse("http://127.0.0.1:1/mcp").expect("url"),
+            protocol_version: "2026-07-28".into(),
+            envelope: envelope.into(),
+        };
+        (announcer, seen)
+    }
+
+    #[test]
+    fn without_an_envelope_there_is_no_meta_and_ids_and_reasons_keep_their_form() {
+        let (announcer, _) = recorded(202, "");
+        let text = announcer.body(&RequestId::String("req-\"1\"".into()), "said \"stop\"");
+        let body: serde_json::Value = serde_json::from_str(&text).expect("JSON, quotes escaped");
+        assert_eq!(body["params"]["requestId"], "req-\"1\"");
+        assert_eq!(body["params"]["reason"], "said \"stop\"");
+        assert!(body["params"].get("_meta").is_none(), "{text}");
+    }
+
+    #[tokio::test]
+    async fn the_notification_is_posted_to_the_session_url_with_its_headers() {
+        let (announcer, seen) = recorded(202, "");
+        announcer.announce(&RequestId::Number(3), "gone").await;
+        // A refusal is only logged (best effort): it returns like an accepted one.
+        let (refused, refused_seen) = recorded(500, "");
+        refused.announce(&RequestId::Number(4), "gone").await;
+        assert_eq!(refused_seen.lock().map(|s| s.len()).ok(), Some(1));
+        let seen = seen.lock().expect("recorded");
+        let [request] = seen.as_slice() else { panic!("one POST: {}", seen.len()) };
+        assert_eq!(request.method, "POST");
+        assert_eq!(request.url.as_str(), "http://127.0.0.1:1/mcp");
+        let header = |name: &str| request.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+        assert_eq!(header("content-type"), Some("application/json"));
+        assert_eq!(header("accept"), Some("application/json, text/event-stream"));
+        assert_eq!(header("mcp-protocol-version"), Some("2026-07-28"));
+        let body: serde_json::Value = serde_json::from_slice(request.body.as_deref().unwrap_or_default()).expect("a JSON body");
+        assert_eq!(body["params"]["requestId"], 3);
     }
 }

@@ -54,4 +54,32 @@ mod tests {
         let wait = deaths.died().expect_err("one death too many");
         assert!(wait <= RESTART_WINDOW && wait > RESTART_WINDOW - Duration::from_secs(5));
     }
+
+    #[test]
+    fn a_refused_restart_is_no_death_and_serving_clears_the_count() {
+        let deaths = Deaths::default();
+        for _ in 0..MAX_RESTARTS {
+            assert!(deaths.died().is_ok());
+        }
+        let first = deaths.died().expect_err("crash-looping");
+        let second = deaths.died().expect_err("still crash-looping");
+        assert!(second <= first, "the wait counts down from the oldest death: {first:?} then {second:?}");
+        assert_eq!(deaths.0.lock().map(|d| d.len()).ok(), Some(MAX_RESTARTS), "refusals are not recorded as deaths");
+        deaths.clear();
+        for _ in 0..MAX_RESTARTS {
+            assert!(deaths.died().is_ok(), "a session that served requests starts the count again");
+        }
+        assert!(deaths.died().is_err());
+    }
+
+    #[test]
+    fn deaths_older_than_the_window_are_forgotten() {
+        let deaths = Deaths::default();
+        let Some(long_ago) = Instant::now().checked_sub(RESTART_WINDOW + Duration::from_secs(1)) else { return };
+        if let Ok(mut d) = deaths.0.lock() {
+            d.extend(std::iter::repeat_n(long_ago, MAX_RESTARTS));
+        }
+        assert!(deaths.died().is_ok(), "five deaths over a minute ago do not count");
+        assert_eq!(deaths.0.lock().map(|d| d.len()).ok(), Some(1));
+    }
 }

@@ -90,3 +90,48 @@ impl Connection {
         self.remote.as_ref().and_then(|r| r.net.protocol_version())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::core::config::ServerConfig;
+    use crate::core::error::{ErrorKind, McpError};
+    use crate::core::events::NullSink;
+
+    fn connection(def: Value) -> Connection {
+        Connection::new(ServerConfig::from_json("s", &def), 1000, Arc::new(NullSink), None, None)
+    }
+
+    fn refused() -> McpError {
+        McpError::new(ErrorKind::ConnectFailed, "s", "refused")
+    }
+
+    #[tokio::test]
+    async fn a_failed_connect_is_one_failed_step_named_by_how_the_session_starts() {
+        for (def, method) in [
+            (json!({ "command": "node" }), "initialize"),
+            (json!({ "command": "node", "protocolVersion": "2025-06-18" }), "initialize"),
+            (json!({ "command": "node", "protocolVersion": "2026-07-28" }), "server/discover"),
+        ] {
+            let conn = connection(def.clone());
+            let ((), trace) = observe::scope(true, "tools/list", async { conn.note_connect(observe::now_ms() - 5.0, &Err(refused())) }).await;
+            let trace = trace.expect("recorded");
+            let [step] = trace.steps.as_slice() else { panic!("one step for {def}: {:?}", trace.steps) };
+            assert_eq!(step.method, method, "{def}");
+            assert!(step.end_ms >= step.start_ms + 5.0);
+            assert_eq!(step.error.as_ref().and_then(|e| e.get("code")).and_then(Value::as_str), Some("CONNECT_FAILED"));
+            assert_eq!((step.protocol_version.as_deref(), step.session_id.as_deref()), (None, None));
+        }
+    }
+
+    #[tokio::test]
+    async fn outside_a_recorded_operation_nothing_is_noted() {
+        let conn = connection(json!({ "command": "node" }));
+        conn.note_connect(observe::now_ms(), &Err(refused()));
+        let ((), trace) = observe::scope(false, "tools/list", async { conn.note_connect(observe::now_ms(), &Err(refused())) }).await;
+        assert!(trace.is_none());
+        assert_eq!(conn.http_version(), None, "a stdio server has no HTTP version");
+    }
+}

@@ -182,3 +182,154 @@ pub fn error_and_causes(e: &(dyn std::error::Error + 'static)) -> String {
     }
     parts.join(": ")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::any::TypeId;
+
+    use rmcp::model::{ErrorCode, ErrorData};
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+    use rmcp::transport::DynamicTransportError;
+
+    use super::*;
+
+    fn status(status: u16) -> NetError {
+        NetError::Status { status, body: String::new() }
+    }
+
+    /// A failed handshake whose transport failed with `error`.
+    fn transport_failure(error: Box<dyn std::error::Error + Send + Sync>) -> ClientInitializeError {
+        ClientInitializeError::TransportError { error: DynamicTransportError::from_parts("test", TypeId::of::<()>(), error), context: "send initialize".into() }
+    }
+
+    #[test]
+    fn http_falls_back_to_sse_only_where_streamable_http_may_be_missing() {
+        for s in [400, 404, 405] {
+            assert!(net_falls_back(&status(s)), "HTTP {s} falls back");
+        }
+        for s in [401, 403, 500, 503] {
+            assert!(!net_falls_back(&status(s)), "HTTP {s} does not");
+        }
+        for e in [NetError::Connect("refused".into()), NetError::Unreachable("down".into()), NetError::Timeout("slow".into()), NetError::Body("cut".into())] {
+            assert!(net_falls_back(&e), "{e} (no HTTP answer) falls back");
+        }
+        assert!(!net_falls_back(&NetError::Policy { id: "MCP_CLIENT_HOST_NOT_ALLOWED", message: "no".into() }));
+        assert!(!net_falls_back(&NetError::Fetch("threw".into())), "a user's fetch that threw is not a missing transport");
+    }
+
+    #[test]
+    fn a_network_failure_as_the_user_sees_it() {
+        let policy = net_error("s", &NetError::Policy { id: "MCP_CLIENT_HOST_NOT_ALLOWED", message: "host x is not allowed".into() });
+        assert_eq!(policy.kind, ErrorKind::Policy("MCP_CLIENT_HOST_NOT_ALLOWED"));
+        assert_eq!(policy.message, "host x is not allowed");
+        assert!(policy.during_connect);
+        let refused = net_error("s", &NetError::Status { status: 503, body: "busy".into() });
+        assert_eq!((refused.kind, refused.http_status, refused.message.as_str()), (ErrorKind::ConnectFailed, Some(503), "HTTP 503: busy"));
+        let down = net_error("s", &NetError::Connect("connection refused".into()));
+        assert_eq!((down.kind, down.http_status), (ErrorKind::ConnectFailed, None));
+        let unauthorized = net_failure("s", &status(401));
+        assert_eq!((unauthorized.falls_back, unauthorized.auth), (false, Some(None)), "a bare 401 asks for authorization");
+        assert_eq!(net_failure("s", &status(404)).auth, None);
+    }
+
+    #[test]
+    fn both_transports_failing_name_both_and_keep_a_status_and_a_policy_refusal() {
+        let streamable = net_error("s", &status(404));
+        let sse = net_error("s", &NetError::Connect("refused".into()));
+        let both = both_failed("s", streamable.clone(), sse);
+        assert_eq!(both.kind, ErrorKind::ConnectFailed);
+        assert!(both.message.contains("Streamable HTTP: HTTP 404. SSE: refused"), "{}", both.message);
+        assert_eq!(both.http_status, Some(404));
+        assert!(both.during_connect);
+        let only_sse_status = both_failed("s", net_error("s", &NetError::Connect("refused".into())), net_error("s", &status(405)));
+        assert_eq!(only_sse_status.http_status, Some(405));
+        let policy = net_error("s", &NetError::Policy { id: "MCP_CLIENT_REDIRECT_NOT_ALLOWED", message: "redirect refused".into() });
+        let refused = both_failed("s", streamable, policy);
+        assert_eq!((refused.kind, refused.message.as_str()), (ErrorKind::Policy("MCP_CLIENT_REDIRECT_NOT_ALLOWED"), "redirect refused"));
+    }
+
+    #[test]
+    fn a_json_rpc_answer_means_a_server_is_there() {
+        let failure = classify("s", &ClientInitializeError::JsonRpcError(ErrorData::new(ErrorCode::INVALID_PARAMS, "bad version", None)));
+        assert!(!failure.falls_back);
+        assert_eq!(failure.error.message, "MCP error -32602: bad version");
+        assert!(failure.error.during_connect);
+        let closed = classify("s", &ClientInitializeError::ConnectionClosed("eof".into()));
+        assert!(closed.falls_back);
+        assert!(closed.error.message.starts_with("Connection closed before the server completed the initialize handshake"));
+    }
+
+    #[test]
+    fn the_handshake_first_start_is_judged_by_its_fallback() {
+        let fallback = ClientInitializeError::JsonRpcError(ErrorData::new(ErrorCode::INTERNAL_ERROR, "boom", None));
+        let failed = ClientInitializeError::LegacyFallbackFailed {
+            discover: Box::new(ClientInitializeError::ConnectionClosed("eof".into())),
+            fallback: Box::new(fallback),
+        };
+        let failure = classify("s", &failed);
+        assert!(!failure.falls_back, "the fallback's JSON-RPC answer decides");
+        assert!(failure.error.message.contains("boom"));
+    }
+
+    #[test]
+    fn transport_failures_are_read_through_to_their_cause() {
+        let auth = classify("s", &transport_failure(Box::new(StreamableHttpError::<NetError>::AuthRequired(AuthRequiredError::new("Bearer realm=\"x\"".into())))));
+        assert_eq!(auth.auth, Some(Some("Bearer realm=\"x\"".to_string())));
+        assert_eq!(auth.error.http_status, Some(401));
+        assert!(!auth.falls_back);
+        let net = classify("s", &transport_failure(Box::new(StreamableHttpError::<NetError>::Client(status(405)))));
+        assert!(net.falls_back);
+        assert_eq!(net.error.http_status, Some(405));
+        let expired = classify("s", &transport_failure(Box::new(StreamableHttpError::<NetError>::SessionExpired)));
+        assert_eq!((expired.falls_back, expired.error.http_status), (true, Some(404)));
+        let bare = classify("s", &transport_failure(Box::new(NetError::Status { status: 403, body: String::new() })));
+        assert!(!bare.falls_back);
+        let exited = classify("s", &transport_failure(Box::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))));
+        assert!(exited.falls_back);
+        assert!(exited.error.message.contains("the server exited"), "{}", exited.error.message);
+        let other = classify("s", &transport_failure(Box::new(std::io::Error::other("odd"))));
+        assert_eq!(other.error.message, "send initialize: odd");
+        assert!(other.error.during_connect);
+    }
+
+    #[test]
+    fn a_modern_only_refusal_of_the_handshake_is_recognised() {
+        let rpc = |code| ClientInitializeError::JsonRpcError(ErrorData::new(code, "no", None));
+        assert!(refuses_handshake(&rpc(ErrorCode::METHOD_NOT_FOUND)));
+        assert!(refuses_handshake(&rpc(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)));
+        assert!(!refuses_handshake(&rpc(ErrorCode::INTERNAL_ERROR)));
+        assert!(!refuses_handshake(&ClientInitializeError::ConnectionClosed("eof".into())));
+        assert!(!refuses_handshake(&transport_failure(Box::new(NetError::Connect("refused".into())))));
+    }
+
+    #[test]
+    fn hang_ups_and_timeouts() {
+        assert!(hung_up(&std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
+        assert!(hung_up(&std::io::Error::from(std::io::ErrorKind::ConnectionReset)));
+        assert!(!hung_up(&std::io::Error::from(std::io::ErrorKind::NotFound)));
+        assert!(!hung_up(&NetError::Connect("refused".into())));
+        let t = timed_out("s", 3000, "initialize");
+        assert_eq!((t.kind, t.during_connect), (ErrorKind::Timeout, true));
+        assert_eq!(t.message, "Request timed out after 3000 ms (initialize on server s)");
+    }
+
+    #[derive(Debug)]
+    struct Chain(&'static str, Option<Box<Chain>>);
+    impl std::fmt::Display for Chain {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for Chain {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|c| c as _)
+        }
+    }
+
+    #[test]
+    fn causes_are_joined_once_each() {
+        let chain = Chain("send failed", Some(Box::new(Chain("connection refused", Some(Box::new(Chain("refused", None)))))));
+        assert_eq!(error_and_causes(&chain), "send failed: connection refused", "a cause already said adds nothing");
+        assert_eq!(error_and_causes(&Chain("alone", None)), "alone");
+    }
+}
