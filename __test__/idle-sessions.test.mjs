@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MCPClient } from '../index.mjs';
 import { startHttpFixture } from './fixtures/http-server.mjs';
+import { startPythonHttp } from './fixtures/python-http.mjs';
+import { fixturePath } from './fixtures/helpers.mjs';
+import { realServers } from '../scripts/real-servers.mjs';
 
 const fixtures = [];
 after(() => Promise.all(fixtures.map((f) => f.close())));
@@ -22,7 +25,7 @@ function client(f, extra = {}) {
   const logs = [];
   const c = new MCPClient({
     id: `idle-${nextId++}`,
-    servers: { s: { url: new URL(f.mcpUrl), logger: (m) => logs.push(m), ...extra } },
+    servers: { s: { url: new URL(f.mcpUrl ?? f.url), logger: (m) => logs.push(m), ...extra } },
   });
   return { c, logs };
 }
@@ -138,4 +141,20 @@ test('reconnectServer ends a parked session on the server and opens a new one', 
   assert.notEqual(c.sessionIds.s, session, 'a new session');
   assert.equal((await tools.s_echo.execute({ message: 'y' }, {})).content[0].text, 'Echo: y');
   await c.disconnect();
+});
+
+test("a real Python SDK server's stateless session (no id, no stream) parks and resumes", async () => {
+  const python = await startPythonHttp(realServers().python1, fixturePath('python/v1_server.py'), { env: { STATELESS: '1' } });
+  try {
+    const { c, logs } = client(python);
+    const tools = await c.listTools();
+    assert.equal((await tools.s_echo.execute({ message: 'a' }, {})).result, 'Echo: a');
+    await parked(logs);
+    const answers = await Promise.all(['b', 'c'].map((m) => tools.s_echo.execute({ message: m }, {})));
+    assert.deepEqual(answers.map((a) => a.result), ['Echo: b', 'Echo: c']);
+    assert.equal(resumedLogs(logs).length, 1);
+    await c.disconnect();
+  } finally {
+    await python.stop();
+  }
 });

@@ -2,7 +2,7 @@
 //! server of the handshake era that has no GET stream (405) and records every request: a parked
 //! session resumes with nothing sent but the request itself, under the same session id;
 //! requests that race the moment of parking each reach the server exactly once; `disconnect()`
-//! ends a parked session on the server.
+//! ends a parked session on the server; a stateless server's session (no id) parks too.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,6 +24,8 @@ struct Seen {
 
 #[derive(Default)]
 struct Server {
+    /// A stateless server: no session id, none checked.
+    stateless: bool,
     seen: Mutex<Vec<Seen>>,
     /// Sessions ended by a DELETE: a request in one is answered 404, as real servers do.
     ended: Mutex<Vec<String>>,
@@ -76,7 +78,8 @@ async fn answer(reader: &mut BufReader<tokio::net::TcpStream>, server: &Server) 
             let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "parking", "version": "1" } });
             let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
             let number = server.seen.lock().ok()?.iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count();
-            reply("200 OK", &format!("content-type: application/json\r\nmcp-session-id: s-{number}\r\n"), body)
+            let session = if server.stateless { String::new() } else { format!("mcp-session-id: s-{number}\r\n") };
+            reply("200 OK", &format!("content-type: application/json\r\n{session}"), body)
         }
         _ if message.get("id").is_none() => reply("202 Accepted", "", String::new()),
         _ => {
@@ -88,9 +91,13 @@ async fn answer(reader: &mut BufReader<tokio::net::TcpStream>, server: &Server) 
 }
 
 async fn serve() -> (u16, Arc<Server>) {
+    serve_as(Server::default()).await
+}
+
+async fn serve_as(server: Server) -> (u16, Arc<Server>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let port = listener.local_addr().expect("local addr").port();
-    let server = Arc::new(Server::default());
+    let server = Arc::new(server);
     let state = server.clone();
     tokio::spawn(async move {
         while let Ok((socket, _)) = listener.accept().await {
@@ -222,4 +229,21 @@ async fn requests_racing_the_moment_of_parking_each_reach_the_server_once() {
     assert!(seen.iter().all(|s| s.rpc.as_deref() == Some("initialize") || s.session.as_deref() == Some("s-1")));
     assert!(sink.count("parked until the next request") >= 1, "some quiet spells were long enough to park");
     reg.get("p").expect("server").disconnect().await;
+}
+
+#[tokio::test]
+async fn a_session_without_an_id_parks_and_resumes_with_only_the_request() {
+    let (port, server) = serve_as(Server { stateless: true, ..Default::default() }).await;
+    let sink = Arc::new(Diagnostics::default());
+    let reg = registry(port, sink.clone());
+    assert_eq!(call(&reg, 1).await, "1");
+    sink.parked(1).await;
+    let before = server.seen().len();
+    assert_eq!(call(&reg, 2).await, "2");
+    let after: Vec<Seen> = server.seen()[before..].to_vec();
+    assert_eq!(after, vec![Seen { http: "POST".into(), rpc: Some("tools/call".into()), session: None }]);
+    let conn = reg.get("p").expect("server");
+    conn.disconnect().await;
+    assert!(!server.seen().iter().any(|s| s.http == "GET" || s.http == "DELETE"), "no stream asked for, no session to end: {:?}", server.seen());
+    assert_eq!(server.seen().iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count(), 1);
 }

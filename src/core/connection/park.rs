@@ -1,6 +1,6 @@
 //! Parking an idle session. A Streamable HTTP session of the handshake era without OAuth,
-//! whose server has no stream to give (its GET was refused: 405), that nothing wants a stream
-//! of, and that has had no request for [`PARK_AFTER`], needs none of rmcp's machinery (its
+//! whose server has no stream to give (its GET was refused: 405; or the session has no id, as
+//! with stateless servers), that nothing wants a stream of, and that has had no request for [`PARK_AFTER`], needs none of rmcp's machinery (its
 //! service, its worker and their channels: most of what an idle client holds). It is parked:
 //! that machinery ends without ending the session on the server (no DELETE), and the connection
 //! keeps only the session's id, its GET-stream gate and the server's `initialize` answer.
@@ -70,6 +70,10 @@ impl Connection {
     pub(super) fn park_when_idle(&self, live: &Arc<Live>) {
         let Some(parkable) = live.parkable() else { return };
         let listener = parkable.listener.clone();
+        if parkable.session.lock().is_ok_and(|id| id.is_none()) {
+            // A session without an id (a stateless server) has no GET stream to ask for.
+            listener.stream_refused();
+        }
         let state = Arc::downgrade(&self.state);
         let session = Arc::downgrade(live);
         // Weak: the watcher keeps nothing of the client alive (it ends within `PARK_AFTER` of the session).
