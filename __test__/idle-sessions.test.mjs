@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MCPClient } from '../index.mjs';
+import { MCPClient, InternalMastraMCPClient } from '../index.mjs';
 import { startHttpFixture } from './fixtures/http-server.mjs';
 import { startPythonHttp } from './fixtures/python-http.mjs';
 import { fixturePath } from './fixtures/helpers.mjs';
@@ -156,5 +156,23 @@ test("a real Python SDK server's stateless session (no id, no stream) parks and 
     await c.disconnect();
   } finally {
     await python.stop();
+  }
+});
+
+test('a roots change on a parked session reaches the server in that session', async () => {
+  const f = await fixture({ getStream: false });
+  const logs = [];
+  const c = new InternalMastraMCPClient({ name: 's', server: { url: new URL(f.mcpUrl), logger: (m) => logs.push(m) } });
+  try {
+    await c.connect();
+    await c.tools();
+    const session = f.requests.find((r) => r.headers['mcp-session-id'])?.headers['mcp-session-id'];
+    assert.ok(session);
+    await parked(logs);
+    const from = f.requests.length;
+    await c.setRoots([{ uri: 'file:///tmp/project', name: 'project' }]);
+    assert.deepEqual(postsSince(f, from), [{ rpc: 'notifications/roots/list_changed', session }], 'resumed for it, nothing else sent');
+  } finally {
+    await c.disconnect();
   }
 });
