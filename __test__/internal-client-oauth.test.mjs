@@ -3,45 +3,15 @@
 // `authState` says 'needs-auth', the user's browser (a headless consent step) yields a code,
 // finishAuth() exchanges it (given the callback URL, so `state` and the RFC 9207 `iss` are
 // checked), and connect() then succeeds with `authState` 'authorized'.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort } from './fixtures/helpers.mjs';
-import { InternalMastraMCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage } from '../index.mjs';
-import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
-import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
+import { useOAuthTestbed } from './fixtures/oauth/testbed.mjs';
 
-let as;
-let mcp;
-before(async () => {
-  as = await startAuthorizationServer();
-  mcp = await startProtectedMcpServer({ authorizationServer: as });
-});
-const clients = [];
-after(async () => {
-  await Promise.all(clients.map((c) => c.disconnect()));
-  await mcp?.close();
-  await as?.close();
-});
+const testbed = useOAuthTestbed();
 
 test('InternalMastraMCPClient: connect → needs-auth → finishAuth(callback URL) → connect → authorized', async () => {
-  // Nothing listens on the redirect URL: the code is read from the browser's last redirect.
-  const redirectUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
-  const redirects = [];
-  const provider = new MCPOAuthClientProvider({
-    redirectUrl,
-    clientMetadata: {
-      client_name: 'mastra-mcp-native internal client',
-      redirect_uris: [redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    },
-    storage: new InMemoryOAuthStorage(),
-    onRedirectToAuthorization: (url) => redirects.push(url),
-  });
-  const c = new InternalMastraMCPClient({ name: 'p', server: { url: new URL(mcp.url), authProvider: provider } });
-  clients.push(c);
+  const { c, provider, redirects } = await testbed.client('mastra-mcp-native internal client');
 
   await assert.rejects(c.connect(), /Unauthorized/);
   assert.equal(c.authState, 'needs-auth');

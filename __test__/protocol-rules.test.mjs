@@ -1,44 +1,17 @@
 // Protocol rules the core owns and the face only forwards (issue 29): 2.0's
 // `finishAuth(code, iss)`, the RFC 9207 `iss` given apart from a bare code, read by the core
 // (`src/core/authenticate.rs`, `callback_from`) against a real authorization server (oidc-provider).
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MCPClient, InternalMastraMCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage } from '../index.mjs';
-import { nodeBin, fixturePath, freePort } from './fixtures/helpers.mjs';
-import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
-import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
+import { MCPClient } from '../index.mjs';
+import { nodeBin, fixturePath } from './fixtures/helpers.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
+import { useOAuthTestbed } from './fixtures/oauth/testbed.mjs';
 
-let as;
-let mcp;
-before(async () => {
-  as = await startAuthorizationServer();
-  mcp = await startProtectedMcpServer({ authorizationServer: as });
-});
-const clients = [];
-after(async () => {
-  await Promise.all(clients.map((c) => c.disconnect()));
-  await mcp?.close();
-  await as?.close();
-});
+const testbed = useOAuthTestbed();
 
 test("finishAuth(code, iss): the core checks the callback's iss given apart, then exchanges the code", async () => {
-  const redirectUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
-  const redirects = [];
-  const provider = new MCPOAuthClientProvider({
-    redirectUrl,
-    clientMetadata: {
-      client_name: 'mastra-mcp-native protocol rules',
-      redirect_uris: [redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    },
-    storage: new InMemoryOAuthStorage(),
-    onRedirectToAuthorization: (url) => redirects.push(url),
-  });
-  const c = new InternalMastraMCPClient({ name: 'p', server: { url: new URL(mcp.url), authProvider: provider } });
-  clients.push(c);
+  const { c, provider, redirects } = await testbed.client('mastra-mcp-native protocol rules');
 
   await assert.rejects(c.connect(), /Unauthorized/);
   const { params } = await completeAuthorization(redirects[0].href);
