@@ -2,35 +2,13 @@
 // requestedSchema defaults of SEP-1034) and 2.0's `inputRequests` (a suspending tool, rounds, the abort signal,
 // precedence between the two, a handshake-era elicitation/create); against our stdio fixture, server-everything
 // over stdio, Streamable HTTP and SSE, and @mastra/mcp 2.0's (and 1.18's) MCPServer.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { MCPClient } from '../index.mjs';
-import { stdioFixtureServer, startEverythingHttp, startMastra2Http, waitFor, nodeBin, fixturePath } from './fixtures/helpers.mjs';
+import { stdioFixtureServer, waitFor, nodeBin, fixturePath } from './fixtures/helpers.mjs';
+import { useTestbed } from './fixtures/testbed.mjs';
 
-const require = createRequire(import.meta.url);
-const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const server2 = fixturePath('mastra2-server/server.mjs');
 const server118 = fixturePath('mastra-server/server.mjs');
-let http;
-let sse;
-let httpServer;
-before(async () => {
-  [http, sse, httpServer] = await Promise.all([startEverythingHttp('streamableHttp'), startEverythingHttp('sse'), startMastra2Http()]);
-});
-const clients = [];
-after(async () => {
-  await Promise.all(clients.map((c) => c.disconnect()));
-  await Promise.all([http?.stop(), sse?.stop(), httpServer?.stop()]);
-});
-let n = 0;
-function client(servers, extra = {}) {
-  const c = new MCPClient({ id: `input-${n++}`, servers, ...extra });
-  clients.push(c);
-  return c;
-}
-/** One server named `s`, as the 2.0 tests define it. */
-const clientOfS = (def, options = {}) => client({ s: def }, options);
+const { client, clientOfS, everythingTransports: transports, mastra2Transports: TRANSPORTS } = useTestbed('input', { everything: true, mastra2: true });
 
 test('elicitation: accept, decline and cancel reach the server; a throwing handler gives the server an error', async () => {
   const c = client({ fx: stdioFixtureServer() });
@@ -57,17 +35,12 @@ test('elicitation: accept, decline and cancel reach the server; a throwing handl
   assert.match(JSON.stringify(results[3]), /invalid result/);
   assert.match(JSON.stringify(results[4]), /no more answers/);
   assert.equal(seen[0], 'Your name?');
+  const late = client({ late: stdioFixtureServer() });
   await assert.rejects(
-    client({ late: stdioFixtureServer() }).listTools().then(() => clients.at(-1).elicitation.onRequest('late', async () => ({ action: 'cancel' }))),
+    late.listTools().then(() => late.elicitation.onRequest('late', async () => ({ action: 'cancel' }))),
     (e) => e.id === 'MCP_CLIENT_ON_REQUEST_ELICITATION_FAILED' && /after connecting/.test(e.message),
   );
 });
-
-const transports = {
-  stdio: () => ({ command: nodeBin, args: [everythingEntry, 'stdio'] }),
-  streamableHttp: () => ({ url: http.url }),
-  sse: () => ({ url: sse.url }),
-};
 
 for (const [transport, define] of Object.entries(transports)) {
   test(`input over ${transport}: elicitation applies requestedSchema defaults to fields an accept left out`, async () => {
@@ -96,11 +69,7 @@ for (const [transport, define] of Object.entries(transports)) {
   });
 }
 
-// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`.
-const TRANSPORTS = [
-  ['stdio', (extra = {}) => ({ command: nodeBin, args: [server2, 'stdio'], ...extra })],
-  ['Streamable HTTP', (extra = {}) => ({ url: httpServer.url, ...extra })],
-];
+// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`: `TRANSPORTS`.
 
 for (const [label, define] of TRANSPORTS) {
   describe(`inputRequests against @mastra/mcp 2.0's MCPServer (${label})`, () => {

@@ -1,34 +1,13 @@
 // Notifications and server-initiated messages: tools/list_changed, progress (with and without
 // `enableProgressTracking`), server logs (`logger`/`log`, `enableServerLogs`, 2.0's `serverLogLevel`); against our
 // stdio fixture, server-everything over stdio, Streamable HTTP and SSE, and @mastra/mcp 2.0's MCPServer.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { MCPClient } from '../index.mjs';
-import { stdioFixtureServer, startEverythingHttp, startMastra2Http, waitFor, nodeBin, fixturePath } from './fixtures/helpers.mjs';
+import { stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
+import { everythingStdio, useTestbed } from './fixtures/testbed.mjs';
 
-const require = createRequire(import.meta.url);
-const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const everything = { command: nodeBin, args: [everythingEntry, 'stdio'] };
-const server2 = fixturePath('mastra2-server/server.mjs');
-let http;
-let sse;
-let httpServer;
-before(async () => {
-  [http, sse, httpServer] = await Promise.all([startEverythingHttp('streamableHttp'), startEverythingHttp('sse'), startMastra2Http()]);
-});
-const clients = [];
-after(async () => {
-  await Promise.all(clients.map((c) => c.disconnect()));
-  await Promise.all([http?.stop(), sse?.stop(), httpServer?.stop()]);
-});
-let n = 0;
-const clientOf = (servers, extra = {}) => client(servers, extra);
-const client = (servers, extra = {}) => {
-  const c = new MCPClient({ id: `notifications-${n++}`, servers, ...extra });
-  clients.push(c);
-  return c;
-};
+const everything = everythingStdio();
+const { client, clientOfS, everythingTransports: transports, mastra2Transports: TRANSPORTS } = useTestbed('notifications', { everything: true, mastra2: true });
 
 test('tools.onListChanged: the handler runs and the cached list is refreshed', async () => {
   const c = client({ fx: stdioFixtureServer() });
@@ -90,12 +69,6 @@ test('logging: server logs reach the logger (or log) handler; enableServerLogs f
   assert.ok(!quiet.some((m) => m.message.includes('[MCP SERVER LOG]')));
 });
 
-const transports = {
-  stdio: () => ({ command: nodeBin, args: [everythingEntry, 'stdio'] }),
-  streamableHttp: () => ({ url: http.url }),
-  sse: () => ({ url: sse.url }),
-};
-
 for (const [transport, define] of Object.entries(transports)) {
   test(`progress over ${transport}: enableProgressTracking false sends no progress token and delivers no progress`, async () => {
     const c = client({ off: { ...define(), enableProgressTracking: false }, on: define() });
@@ -130,16 +103,12 @@ for (const [transport, define] of Object.entries(transports)) {
   });
 }
 
-// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`.
-const TRANSPORTS = [
-  ['stdio', (extra = {}) => ({ command: nodeBin, args: [server2, 'stdio'], ...extra })],
-  ['Streamable HTTP', (extra = {}) => ({ url: httpServer.url, ...extra })],
-];
+// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`: `TRANSPORTS`.
 const serverLogs = (logs) => logs.filter((l) => l.message === '[s] [MCP SERVER LOG]');
 
 for (const [label, define] of TRANSPORTS) {
   describe(`logging against @mastra/mcp 2.0's MCPServer (${label})`, () => {
-    const client = (def, options = {}) => clientOf({ s: def }, options);
+    const client = clientOfS;
     test('per-request server logs arrive at serverLogLevel, by default info (as in 2.0)', async () => {
       const logs = [];
       const c = client(define({ logger: (m) => logs.push(m) }));

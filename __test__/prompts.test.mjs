@@ -1,17 +1,10 @@
 // Prompts: list every page; get returns the GetPromptResult fields plus the prompt; a failed get is a MastraError.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MCPClient } from '../index.mjs';
 import { stdioFixtureServer } from './fixtures/helpers.mjs';
+import { useTestbed } from './fixtures/testbed.mjs';
 
-const clients = [];
-after(async () => Promise.all(clients.map((c) => c.disconnect())));
-let n = 0;
-const client = (servers, extra = {}) => {
-  const c = new MCPClient({ id: `prompts-${n++}`, servers, ...extra });
-  clients.push(c);
-  return c;
-};
+const { client } = useTestbed('prompts');
 
 test('prompts: list all pages; get returns the GetPromptResult fields plus prompt', async () => {
   const c = client({ fx: stdioFixtureServer() });

@@ -1,29 +1,12 @@
 // Resources: list and templates (every page, grouped by server, a failed server reported), read, subscribe →
 // onUpdated, unsubscribe, missing resources; against our stdio fixture and @mastra/mcp 2.0's MCPServer.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MastraError } from '@mastra/core/error';
-import { MCPClient } from '../index.mjs';
-import { stdioFixtureServer, startMastra2Http, waitFor, nodeBin, fixturePath } from './fixtures/helpers.mjs';
+import { stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
+import { useTestbed } from './fixtures/testbed.mjs';
 
-const server2 = fixturePath('mastra2-server/server.mjs');
-let httpServer;
-before(async () => {
-  httpServer = await startMastra2Http();
-});
-const clients = [];
-after(async () => {
-  await Promise.all(clients.map((c) => c.disconnect()));
-  await httpServer?.stop();
-});
-let n = 0;
-const client = (servers, extra = {}) => {
-  const c = new MCPClient({ id: `resources-${n++}`, servers, ...extra });
-  clients.push(c);
-  return c;
-};
-/** One server named `s`, as the 2.0 tests define it. */
-const clientOfS = (def, options = {}) => client({ s: def }, options);
+const { client, clientOfS, mastra2Transports: TRANSPORTS } = useTestbed('resources', { mastra2: true });
 
 test('resources: list and templates follow every page, grouped by server; a failed server is reported', async () => {
   const c = client({ fx: stdioFixtureServer(), down: { command: 'no-such-binary-abc' } });
@@ -55,11 +38,7 @@ test('resources: read, subscribe → onUpdated, unsubscribe; missing resources a
   });
 });
 
-// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`.
-const TRANSPORTS = [
-  ['stdio', (extra = {}) => ({ command: nodeBin, args: [server2, 'stdio'], ...extra })],
-  ['Streamable HTTP', (extra = {}) => ({ url: httpServer.url, ...extra })],
-];
+// @mastra/mcp 2.0's MCPServer (fixtures/mastra2-server), one server named `s`: `TRANSPORTS`.
 
 for (const [label, define] of TRANSPORTS) {
   describe(`resources against @mastra/mcp 2.0's MCPServer (${label})`, () => {
