@@ -11,6 +11,7 @@ import { MCPClient, MCPOAuthClientProvider, InMemoryOAuthStorage } from '../inde
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
 import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 import { completeAuthorization } from './fixtures/oauth/consent.mjs';
+import { publicClientMetadata } from './fixtures/oauth/testbed.mjs';
 
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -35,13 +36,7 @@ test('an access token renewed before a request went out is an event on that requ
   const redirectUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
   const provider = new MCPOAuthClientProvider({
     redirectUrl,
-    clientMetadata: {
-      client_name: 'mastra-mcp-native tests',
-      redirect_uris: [redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    },
+    clientMetadata: publicClientMetadata('mastra-mcp-native tests', redirectUrl),
     storage,
     onRedirectToAuthorization: (url) => void completeAuthorization(url.href, { deliver: true }).catch(() => {}),
   });
