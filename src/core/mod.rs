@@ -26,6 +26,7 @@ mod open;
 pub mod registry;
 pub mod results;
 pub mod schema_key;
+pub mod store;
 pub mod tasks;
 pub mod tool_cache;
 pub mod tool_call;
