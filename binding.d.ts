@@ -93,6 +93,24 @@ export declare class NativeClient {
   enableElicitationNow(server: string): void
 }
 
+/** An open store. */
+export declare class NativeStore {
+  /** Opens (creating or migrating) the store at `url`. */
+  static open(url: string, options?: StoreOpenOptions | undefined | null): Promise<NativeStore>
+  /** The store as errors name it (no password). */
+  get name(): string
+  get(scope: string, key: string): Promise<string | null>
+  set(scope: string, key: string, value: string): Promise<void>
+  delete(scope: string, key: string): Promise<void>
+  /**
+   * Takes the row's lock (waiting at most `waitMs`, else the store's timeout): a handle for
+   * `unlock`.
+   */
+  lock(scope: string, key: string, waitMs?: number | undefined | null): Promise<number>
+  /** Releases a lock `lock` returned (once; an unknown handle is ignored). */
+  unlock(id: number): Promise<void>
+}
+
 export interface CallbackResult {
   code: string
   state: string
@@ -204,6 +222,11 @@ export declare function parseMcpConfig(text: string, source: McpConfigSource): s
 export interface StderrChunk {
   server: string
   data: Buffer
+}
+
+export interface StoreOpenOptions {
+  secret?: string
+  timeoutMs?: number
 }
 
 /**

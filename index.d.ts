@@ -120,6 +120,13 @@ export interface MCPClientOptions<TServers extends MCPServerContractsOf<TServers
    */
   telemetry?: boolean;
   /**
+   * Where OAuth credentials outlive the process: every server whose {@link MCPOAuthClientProvider} was built
+   * without a `storage` keeps its tokens and client registration in this store (under the server's URL, in
+   * the store's scope — `store.forScope(userId)` for per-user clients), and refreshes them one process at a
+   * time. See docs/credentials.md.
+   */
+  store?: MCPStore;
+  /**
    * A tool lock (a path to the file `mastra-mcp lock` writes, or the parsed lock): the tools of each
    * server it names are held to their reviewed definitions. A tool whose definition differs, or that
    * the lock does not list for a pinned server, is handled as {@link MCPClientOptions.onToolDrift}
@@ -1364,6 +1371,14 @@ export declare class MCPOAuthClientProvider implements OAuthClientProvider {
   clear(): Promise<void>;
   /** Whether unexpired tokens are stored. */
   hasValidTokens(): Promise<boolean>;
+  /**
+   * Takes the storage's lock on the `tokens` or `client` credentials across processes, when the storage has
+   * one ({@link OAuthStorage.lock}): held while a refresh or a registration runs. A handle for
+   * {@link MCPOAuthClientProvider.unlockCredentials}, or `null` when the storage has no lock.
+   */
+  lockCredentials(options: { what: 'tokens' | 'client'; waitMs?: number }): Promise<number | null>;
+  /** Releases what {@link MCPOAuthClientProvider.lockCredentials} took. */
+  unlockCredentials(handle: number): Promise<void>;
 }
 
 /** Options of {@link MCPOAuthClientProvider}. */
@@ -1395,6 +1410,71 @@ export interface OAuthStorage {
   get(key: string): Promise<string | undefined> | string | undefined;
   /** Removes `key`. */
   delete(key: string): Promise<void> | void;
+  /**
+   * Optional: takes a lock on `key` shared by every process using this storage (waiting at most `timeoutMs`)
+   * and resolves to the function that releases it. With it, a refresh or a client registration runs in one
+   * process at a time, and the others use what it stored (rotating refresh tokens are spent once).
+   */
+  lock?(key: string, options?: { timeoutMs?: number }): Promise<() => Promise<void>>;
+}
+
+/**
+ * A store of what must outlive a process, in a real database shared by every process of an app: OAuth
+ * tokens and client registrations, sealed at rest (AES-256-GCM). Made by {@link createMCPStore}.
+ */
+export declare class MCPStore {
+  private constructor();
+  /** The scope (user or tenant id) this view reads and writes; `''` for the app's own. */
+  readonly scope: string;
+  /** Opens (creates, migrates) the database now; rejects with an {@link MCPStoreError}. Otherwise opened on first use. */
+  open(): Promise<this>;
+  /** The same store seen from another scope: its rows never meet this one's. */
+  forScope(scope: string): MCPStore;
+  /**
+   * An {@link OAuthStorage} (with its cross-process `lock`) for one server's credentials, for
+   * `new MCPOAuthClientProvider({ storage })`. Give each server its own (`server`: any stable name, e.g. its URL).
+   */
+  oauth(options?: string | { scope?: string; server?: string }): OAuthStorage & Required<Pick<OAuthStorage, 'lock'>>;
+  /** The value stored under `key` in this scope, or `undefined`. */
+  get(key: string): Promise<string | undefined>;
+  /** Stores `value` under `key` in this scope (one transaction). */
+  set(key: string, value: string): Promise<void>;
+  /** Removes `key` from this scope. */
+  delete(key: string): Promise<void>;
+  /** Takes the lock on `key` across every process of the store; resolves to its release. */
+  lock(key: string, options?: { timeoutMs?: number }): Promise<() => Promise<void>>;
+}
+
+/** Options of {@link createMCPStore}. */
+export interface MCPStoreOptions {
+  /**
+   * The secret the encryption key is derived from: a long random string, the same in every process.
+   * Required for `postgres://`; a `file:` store without one keeps a random key in `PATH.key` (0600).
+   */
+  secret?: string;
+  /** Bound on retrying an unreachable database and on waiting for a lock. @default 10000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Opens a store: `file:PATH` (SQLite in WAL mode, for one machine: nothing to run) or `postgres://…`
+ * (PostgreSQL, for many machines). The database is created and migrated by the store itself.
+ */
+export declare function createMCPStore(url: string, options?: MCPStoreOptions): MCPStore;
+
+/** An error of an {@link MCPStore}; its message names the store (and the row, where one is concerned). */
+export declare class MCPStoreError extends Error {
+  /** What went wrong, stable across versions. */
+  readonly code:
+    | 'MCP_STORE_INVALID_URL'
+    | 'MCP_STORE_SECRET_REQUIRED'
+    | 'MCP_STORE_WRONG_SECRET'
+    | 'MCP_STORE_UNREADABLE'
+    | 'MCP_STORE_CORRUPT'
+    | 'MCP_STORE_NEWER_SCHEMA'
+    | 'MCP_STORE_UNREACHABLE'
+    | 'MCP_STORE_DATABASE'
+    | 'MCP_STORE_LOCK_TIMEOUT';
 }
 
 /** Process-local {@link OAuthStorage}; contents are lost on exit. */
@@ -1970,6 +2050,8 @@ export type InternalMastraMCPClientOptions = {
    * @default 60000
    */
   timeout?: number;
+  /** Where the server's OAuth credentials outlive the process, as {@link MCPClientOptions.store}. */
+  store?: MCPStore;
 };
 
 /**

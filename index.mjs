@@ -95,5 +95,8 @@ export const {
   createToolLock,
   checkToolLock,
   formatToolDrift,
+  createMCPStore,
+  MCPStore,
+  MCPStoreError,
 } = face;
 export default face;

@@ -1,5 +1,6 @@
 // `mastra-mcp auth <server>`: the browser OAuth flow with the loopback callback against a real
-// authorization server (oidc-provider); tokens land in a 0600 file and later commands use them.
+// authorization server (oidc-provider); tokens land in the CLI's store (a 0600 SQLite file, sealed) and
+// later commands use them. A token file of an earlier version is moved in; a corrupt one is an error.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { nodeBin } from './fixtures/helpers.mjs';
+import { createMCPStore } from '../index.mjs';
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
 import { startProtectedMcpServer } from './fixtures/oauth/protected-mcp-server.mjs';
 
@@ -29,9 +31,13 @@ after(async () => {
 });
 
 function run(args, env = {}) {
+  return runIn(tmp, args, env);
+}
+
+function runIn(cwd, args, env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(nodeBin, [BIN, ...args], {
-      cwd: tmp,
+      cwd,
       env: { ...process.env, MASTRA_MCP_CONFIG_DIR: configDir, PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -57,13 +63,15 @@ test('auth: browser flow, tokens stored 0600 under the config dir, then used by 
 
   const auth = await run(['auth', 'p'], { BROWSER: path.join(here, 'fixtures', 'cli-browser.mjs') });
   assert.equal(auth.code, 0, auth.stderr);
-  const tokenFile = path.join(configDir, 'oauth.json');
+  const tokenFile = path.join(configDir, 'oauth.db');
   assert.equal(auth.stdout, `Authorized p; tokens stored in ${tokenFile}\n`);
   assert.match(auth.stderr, /Open this URL to authorize p:\n {2}http:\/\/127\.0\.0\.1:\d+\/.*code_challenge_method=S256/);
   assert.equal(fs.statSync(tokenFile).mode & 0o777, 0o600);
-  const stored = JSON.parse(fs.readFileSync(tokenFile, 'utf8'))[mcp.url];
-  assert.match(stored.redirectUrl, /^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
-  assert.ok(JSON.parse(stored.data.tokens).access_token);
+  assert.equal(fs.statSync(`${tokenFile}.key`).mode & 0o777, 0o600, 'the store key made beside it');
+  assert.ok(!fs.readFileSync(tokenFile).includes('access_token'), 'the tokens are sealed at rest');
+  const stored = createMCPStore(`file:${tokenFile}`).oauth({ server: mcp.url });
+  assert.match(await stored.get('cli:redirect-url'), /^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
+  assert.ok(JSON.parse(await stored.get('tokens')).access_token);
 
   const call = await run(['--json', 'call', 'p', 'whoami']);
   assert.equal(call.code, 0, call.stderr);
@@ -72,3 +80,22 @@ test('auth: browser flow, tokens stored 0600 under the config dir, then used by 
   const stdio = await run(['auth', 'nosuch']);
   assert.equal(stdio.code, 2);
 });
+
+test('auth: a token file of an earlier version is moved into the store; a corrupt one is an error naming it, not a logout', async () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'legacy-'));
+  const cfg = path.join(dir, 'config');
+  fs.mkdirSync(cfg);
+  fs.writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { p: { url: mcp.url } } }));
+  fs.writeFileSync(path.join(cfg, 'oauth.json'), '{ "truncated": ');
+  const corrupt = await runIn(dir, ['call', 'p', 'whoami'], { MASTRA_MCP_CONFIG_DIR: cfg });
+  assert.equal(corrupt.code, 1);
+  assert.match(corrupt.stderr, /token file .*oauth\.json is corrupt/);
+  assert.equal(fs.readFileSync(path.join(cfg, 'oauth.json'), 'utf8'), '{ "truncated": ', 'left as it was');
+
+  fs.writeFileSync(path.join(cfg, 'oauth.json'), JSON.stringify({ [mcp.url]: { redirectUrl: 'http://127.0.0.1:1/oauth/callback', data: { tokens: JSON.stringify({ access_token: 'old', token_type: 'Bearer' }) } } }));
+  await runIn(dir, ['call', 'p', 'whoami'], { MASTRA_MCP_CONFIG_DIR: cfg });
+  assert.ok(fs.existsSync(path.join(cfg, 'oauth.json.imported')), 'the old file is kept aside');
+  const stored = createMCPStore(`file:${path.join(cfg, 'oauth.db')}`).oauth({ server: mcp.url });
+  assert.equal(await stored.get('cli:redirect-url'), 'http://127.0.0.1:1/oauth/callback');
+});
+

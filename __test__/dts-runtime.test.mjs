@@ -8,6 +8,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import ts from 'typescript';
 import * as esm from '../index.mjs';
@@ -92,6 +94,16 @@ const factories = {
       onRedirectToAuthorization: () => {},
     }),
   UnauthorizedError: (m) => new m.UnauthorizedError('unauthorized'),
+  // A store is made by createMCPStore (its database is opened on first use: nothing is created here).
+  MCPStore: (m) => m.createMCPStore(`file:${path.join(os.tmpdir(), `dts-runtime-${process.pid}`, 'never-opened.db')}`),
+  MCPStoreError: (m) => {
+    try {
+      m.createMCPStore('postgres://127.0.0.1/db');
+    } catch (e) {
+      return e;
+    }
+    throw new Error('createMCPStore accepted a network store without a secret');
+  },
   // Every optional field set, so that each declared member can be checked.
   MCPConfigError: (m) =>
     new m.MCPConfigError({

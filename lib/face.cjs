@@ -10,6 +10,10 @@ const oauthSteps = require('./oauth/steps.cjs');
 const configFile = require('./config-file.cjs');
 const trace = require('./trace-context.cjs');
 const toolLock = require('./tool-lock.cjs');
+const store = require('./store.cjs');
+
+// The provider's storage hook for `MCPClient({ store })` stays internal.
+const { ADOPT_STORAGE: _adopt, ...oauthApi } = oauth;
 
 /**
  * The typegen generator, loaded on first call only: an MCPClient never loads it (a static string
@@ -34,7 +38,10 @@ function createFace(core) {
     MCP_CALL_TOOL_META: content.MCP_CALL_TOOL_META,
     getMcpCallToolContent: content.getMcpCallToolContent,
     getMcpCallToolMeta: content.getMcpCallToolMeta,
-    ...oauth,
+    ...oauthApi,
+    createMCPStore: store.createMCPStore,
+    MCPStore: store.MCPStore,
+    MCPStoreError: store.MCPStoreError,
     ...oauthSteps,
     MCPConfigError: configFile.MCPConfigError,
     parseMCPConfig: configFile.parseMCPConfig,

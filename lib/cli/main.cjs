@@ -4,7 +4,7 @@ const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { parseArgs, parseJsonArgs, UsageError, HELP, COMMANDS } = require('./args.cjs');
 const { loadConfig } = require('./config.cjs');
-const { TokenFile } = require('./token-store.cjs');
+const { CliCredentials } = require('./token-store.cjs');
 const { ProgressBar, Terminal, askElicitation } = require('./interactive.cjs');
 const out = require('./output.cjs');
 
@@ -20,7 +20,17 @@ class Cli {
     this.opts = opts;
     this.config = config;
     this.stderrTails = new Map();
-    this.tokens = new TokenFile();
+  }
+
+  /** Opens the credential store when a server of the config is remote (stdio ones need none). */
+  async loadCredentials() {
+    const urls = Object.values(this.config.servers)
+      .map((def) => def?.url)
+      .filter(Boolean)
+      .map(String);
+    if (urls.length === 0) return;
+    this.tokens = new CliCredentials(this.api);
+    await this.tokens.load(urls);
   }
 
   print(text) {
@@ -49,7 +59,7 @@ class Cli {
     for (const name of names) {
       const def = { ...this.config.servers[name], onToolError: 'return', ...extra[name] };
       if (def.command) def.stderr = this.opts.verbose ? 'inherit' : 'pipe';
-      if (def.url && !def.authProvider) {
+      if (def.url && !def.authProvider && this.tokens) {
         const stored = this.tokens.entry(def.url);
         if (stored?.redirectUrl) def.authProvider = this.oauthProvider(name, def.url, stored.redirectUrl, false);
       }
@@ -372,7 +382,7 @@ class Cli {
     if (!def.url) throw new UsageError(`server "${server}" is a stdio server: only http and sse servers use OAuth`);
     const stored = this.tokens.entry(def.url);
     const redirectUrl = stored?.redirectUrl ?? `http://127.0.0.1:${await freePort()}/oauth/callback`;
-    this.tokens.setRedirectUrl(def.url, redirectUrl);
+    await this.tokens.setRedirectUrl(def.url, redirectUrl);
     const provider = this.oauthProvider(server, def.url, redirectUrl, true);
     const client = this.client([server], { [server]: { authProvider: provider } });
     try {
@@ -381,8 +391,8 @@ class Cli {
     } catch (e) {
       throw new Failure(`${server}: ${this.describe(server, e)}`);
     }
-    if (this.opts.json) this.printJson({ server, authorized: true, tokenFile: this.tokens.file });
-    else this.print(`Authorized ${server}; tokens stored in ${this.tokens.file}`);
+    if (this.opts.json) this.printJson({ server, authorized: true, tokenStore: this.tokens.where });
+    else this.print(`Authorized ${server}; tokens stored in ${this.tokens.where}`);
     return EXIT.OK;
   }
 }
@@ -432,6 +442,7 @@ async function main(argv, api = require('../../index.js')) {
     const moduleConfig = (command === 'typegen' || command === 'lock') && require('../typegen/cli.cjs').isModulePath(opts.config);
     const config = moduleConfig ? { file: opts.config, format: 'module', servers: {}, transports: {}, disabled: [] } : await loadConfig(api, opts);
     cli = new Cli(api, opts, config);
+    await cli.loadCredentials();
     return await cli[command](...operands);
   } catch (e) {
     if (e instanceof api.MCPConfigError || e instanceof UsageError) {

@@ -9,6 +9,8 @@ const { NativeClient } = require('../native.cjs');
 const { toWireServers } = require('../wire-config.cjs');
 const { FetchBridge } = require('../fetch-bridge.cjs');
 const { callProvider } = require('../oauth/provider-ops.cjs');
+const { ADOPT_STORAGE } = require('../oauth/oauth.cjs');
+const { isMCPStore } = require('../store.cjs');
 const { SetAsideTools } = require('../schema-problems.cjs');
 const { ToolPins } = require('../tool-pins.cjs');
 const { DEFAULT_TIMEOUT_MS } = require('./defaults.cjs');
@@ -78,6 +80,7 @@ class Host {
     for (const [name, def] of Object.entries(args.servers)) {
       if (def && def.stderr === 'pipe') this.stderr.set(name, new PassThrough());
     }
+    if (args.store !== undefined) adoptStore(args.store, args.servers);
     this.native = openNative(this, args);
   }
 
@@ -98,6 +101,18 @@ class Host {
       return new Promise((resolve, reject) => this.directCalls.set(callId, { resolve, reject }));
     }
     return this.native.callTool(server, name, input, { callId, ...meta }).then(JSON.parse);
+  }
+}
+
+/**
+ * `store` (from `createMCPStore`): every OAuth server whose provider was built without a storage
+ * keeps its credentials there, under the server's URL, in the store's scope.
+ */
+function adoptStore(store, servers) {
+  if (!isMCPStore(store)) throw new TypeError('MCPClient: `store` must come from createMCPStore(url, { secret })');
+  for (const [name, def] of Object.entries(servers)) {
+    const provider = def?.authProvider;
+    if (provider && typeof provider[ADOPT_STORAGE] === 'function') provider[ADOPT_STORAGE](store.oauth({ server: String(def.url ?? name) }));
   }
 }
 

@@ -45,7 +45,7 @@ function createInternalClientClass(kit) {
     #server;
 
     // `clientInfo` reports `name` (the server's name) and `version`, as the anchor's does.
-    constructor({ name, version = '1.0.0', server, capabilities = {}, timeout = DEFAULT_TIMEOUT_MS } = {}) {
+    constructor({ name, version = '1.0.0', server, capabilities = {}, timeout = DEFAULT_TIMEOUT_MS, store } = {}) {
       if (typeof name !== 'string' || name === '') throw new TypeError('InternalMastraMCPClient requires a server "name".');
       if (!server || typeof server !== 'object') {
         throw new TypeError(`InternalMastraMCPClient requires a "server" definition for server ${name}.`);
@@ -54,7 +54,7 @@ function createInternalClientClass(kit) {
       this.name = name;
       this.#server = server;
       // Reachable through this object only: no module-global instance entry.
-      this.#host = new Host(this, kit, { servers: { [name]: definitionFor(server, capabilities, version) }, timeout });
+      this.#host = new Host(this, kit, { servers: { [name]: definitionFor(server, capabilities, version) }, timeout, store });
       // Tools rebuilt by the synchronous toolFromDefinition use the entry's own @mastra/core copy
       // once it is loaded.
       kit.loadCoreTools().catch(() => {});

@@ -30,6 +30,9 @@ class InMemoryOAuthStorage {
 
 const KEYS = { tokens: 'tokens', client: 'client_info', verifier: 'code_verifier', discovery: 'discovery_state' };
 
+/** Lets `MCPClient({ store })` give a provider that was built without a storage the store's. */
+const ADOPT_STORAGE = Symbol('mastra-mcp-native.adoptStorage');
+
 function parseJson(text) {
   if (typeof text !== 'string') return text && typeof text === 'object' ? text : undefined;
   try {
@@ -49,6 +52,9 @@ class MCPOAuthClientProvider {
   #onRedirect;
   #stateGenerator;
   #pinnedState;
+  #storageGiven;
+  #locks = new Map();
+  #nextLock = 1;
 
   constructor({ redirectUrl, clientMetadata, clientInformation, clientMetadataUrl, storage, onRedirectToAuthorization, stateGenerator } = {}) {
     if (!redirectUrl) throw new TypeError('MCPOAuthClientProvider requires a redirectUrl');
@@ -59,6 +65,7 @@ class MCPOAuthClientProvider {
     this.#preRegistered = clientInformation;
     this.clientMetadataUrl = clientMetadataUrl;
     this.#storage = storage ?? new InMemoryOAuthStorage();
+    this.#storageGiven = storage !== undefined;
     this.#onRedirect = onRedirectToAuthorization;
     this.#stateGenerator = stateGenerator ?? (() => require('node:crypto').randomUUID());
   }
@@ -167,6 +174,34 @@ class MCPOAuthClientProvider {
     await this.invalidateCredentials('all');
   }
 
+  /**
+   * Takes the storage's lock on the `tokens` or `client` credentials across processes, when the
+   * storage has one (`createMCPStore`'s do): the core holds it while it refreshes or registers,
+   * so a rotating refresh token is spent once. A handle for `unlockCredentials`, or null.
+   */
+  async lockCredentials({ what, waitMs } = {}) {
+    if (typeof this.#storage.lock !== 'function') return null;
+    const release = await this.#storage.lock(what === 'client' ? KEYS.client : KEYS.tokens, { timeoutMs: waitMs });
+    const id = this.#nextLock++;
+    this.#locks.set(id, release);
+    return id;
+  }
+
+  async unlockCredentials(id) {
+    const release = this.#locks.get(id);
+    this.#locks.delete(id);
+    if (typeof release === 'function') await release();
+  }
+
+  /** @internal `MCPClient({ store })`: the store's storage, unless one was given. */
+  [ADOPT_STORAGE](storage) {
+    if (this.#storageGiven) return false;
+    this.#storage = storage;
+    this.#storageGiven = true;
+    this.#clientInfo = undefined;
+    return true;
+  }
+
   /** True when an access token is stored and, if it says when it expires, has not expired. */
   async hasValidTokens() {
     const t = await this.tokens();
@@ -202,6 +237,7 @@ async function createOAuthCallbackServer({ redirectUrl, state }) {
 }
 
 module.exports = {
+  ADOPT_STORAGE,
   UnauthorizedError,
   InMemoryOAuthStorage,
   MCPOAuthClientProvider,

@@ -16,6 +16,7 @@ const HOOKS = [
   'invalidateCredentials',
   'beginAuthorizationSession',
   'endAuthorizationSession',
+  'lockCredentials',
 ];
 
 /** Calls `addClientAuthentication(headers, params, url, metadata)` on wire pairs. */
@@ -66,6 +67,11 @@ async function callProvider(provider, { op, args }) {
     }
     case 'addClientAuthentication':
       return applyClientAuthentication(provider.addClientAuthentication.bind(provider), args);
+    case 'lockCredentials':
+      return (await provider.lockCredentials?.(args)) ?? null;
+    case 'unlockCredentials':
+      await provider.unlockCredentials?.(args);
+      return null;
     case 'saveTokens':
     case 'saveClientInformation':
     case 'saveCodeVerifier':

@@ -7,6 +7,7 @@ mod fetch;
 mod mcp_json;
 mod oauth;
 mod oauth_steps;
+mod store;
 mod tool_lock;
 mod traced;
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::AuthError;
 use rmcp::transport::streamable_http_client::{SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse};
 use sse_stream::Sse;
 
@@ -30,7 +31,7 @@ impl<C: StreamableHttpClient + Sync> BearerClient<C> {
     {
         let token = match given {
             Some(t) => Some(t),
-            None => self.session.bearer().await,
+            None => self.session.bearer_checked().await.map_err(|e| StreamableHttpError::Auth(AuthError::CredentialStoreError(e)))?,
         };
         match call(token.clone()).await {
             Err(StreamableHttpError::AuthRequired(challenge)) if token.is_some() => {

@@ -42,6 +42,10 @@ impl ProviderConfig {
     }
 }
 
+/// How long a process waits for another one's refresh or registration of the same credentials
+/// (the provider's storage lock, where it has one).
+pub const CREDENTIAL_LOCK_WAIT_MS: u64 = 30_000;
+
 /// Typed helpers over `AuthProvider::call`.
 pub struct Provider<'a>(pub &'a dyn AuthProvider);
 
@@ -126,6 +130,24 @@ impl Provider<'_> {
     pub async fn code_verifier(&self) -> Result<String, String> {
         let v = self.0.call("codeVerifier", Value::Null).await?;
         v.as_str().map(str::to_string).ok_or_else(|| "the OAuth provider's codeVerifier() returned no string".to_string())
+    }
+
+    /// Takes the storage's lock on the provider's `what` credentials (`tokens`, `client`) across
+    /// processes, when its storage has one: a handle for `unlock_credentials`, or `None`.
+    pub async fn lock_credentials(&self, config: &ProviderConfig, what: &str) -> Result<Option<Value>, String> {
+        if !config.has("lockCredentials") {
+            return Ok(None);
+        }
+        self.0.call("lockCredentials", json!({ "what": what, "waitMs": CREDENTIAL_LOCK_WAIT_MS })).await.map(nonnull)
+    }
+
+    /// Releases what `lock_credentials` took (a failure is logged: the lock ends with its holder).
+    pub async fn unlock_credentials(&self, handle: Option<Value>) {
+        if let Some(handle) = handle {
+            if let Err(e) = self.0.call("unlockCredentials", handle).await {
+                tracing::warn!("releasing the OAuth credentials lock failed: {e}");
+            }
+        }
     }
 
     /// `state()`, when the provider implements it.

@@ -13,7 +13,9 @@ use super::callback::Callback;
 use super::provider::{AuthProvider, Provider};
 use super::steps::driver::{self, AuthOptions, AuthResult};
 use super::steps::StepError;
-use super::store::{now_secs, OBTAINED_AT};
+#[cfg(test)]
+use super::store::now_secs;
+use super::store::{now_secs_precise, OBTAINED_AT};
 use crate::core::net::{NetClient, NetError};
 
 /// `getServerAuthState()`.
@@ -124,9 +126,9 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 
 /// Whether stored tokens say they have expired (`obtained_at` + `expires_in`, with a margin).
 fn expired(tokens: &Value) -> bool {
-    const MARGIN_SECS: u64 = 5;
-    match (tokens.get(OBTAINED_AT).and_then(Value::as_u64), tokens.get("expires_in").and_then(Value::as_u64)) {
-        (Some(at), Some(ttl)) => at + ttl <= now_secs() + MARGIN_SECS.min(ttl / 2),
+    const MARGIN_SECS: f64 = 5.0;
+    match (tokens.get(OBTAINED_AT).and_then(Value::as_f64), tokens.get("expires_in").and_then(Value::as_f64)) {
+        (Some(at), Some(ttl)) => at + ttl <= now_secs_precise() + MARGIN_SECS.min(ttl / 2.0),
         _ => false,
     }
 }
@@ -199,12 +201,21 @@ impl OAuthSession {
     /// The token to send: the stored one, renewed first when it says it has expired (and a
     /// renewal is possible; otherwise the stored one goes out and the server decides).
     pub async fn bearer(&self) -> Option<String> {
-        let tokens = self.stored_tokens().await?;
-        let token = str_field(&tokens, "access_token")?.to_string();
+        self.bearer_checked().await.unwrap_or_else(|e| {
+            tracing::warn!(server = %self.server, "reading OAuth tokens failed: {e}");
+            None
+        })
+    }
+
+    /// `bearer`, with the provider's failure to read its storage as an error (a store that
+    /// cannot be read is not a server that needs authorization).
+    pub async fn bearer_checked(&self) -> Result<Option<String>, String> {
+        let Some(tokens) = self.provider().tokens().await? else { return Ok(None) };
+        let Some(token) = str_field(&tokens, "access_token").map(str::to_string) else { return Ok(None) };
         if !expired(&tokens) {
-            return Some(token);
+            return Ok(Some(token));
         }
-        Some(self.renew(Some(&token), None).await.unwrap_or(token))
+        Ok(Some(self.renew(Some(&token), None).await.unwrap_or(token)))
     }
 
     /// How many renewals (a refresh, or the provider's own grant) got a token so far.
@@ -219,8 +230,24 @@ impl OAuthSession {
 
     /// Renews the token (a refresh, or the provider's own grant) without a browser step.
     /// Serialised: a caller that waited finds the token another renewal stored.
+    /// Across processes too, where the provider's storage has a lock: a refresh token that
+    /// rotates is spent by one process, and the others read what it stored.
     async fn renew(&self, stale: Option<&str>, challenge: Option<&str>) -> Option<String> {
         let _turn = self.renewing.lock().await;
+        let config = self.provider().config().await.ok()?;
+        let held = match self.provider().lock_credentials(&config, "tokens").await {
+            Ok(held) => held,
+            Err(e) => {
+                tracing::warn!(server = %self.server, "OAuth tokens of MCP server {} not renewed: {e}", self.server);
+                return None;
+            }
+        };
+        let renewed = self.renew_held(stale, challenge, &config).await;
+        self.provider().unlock_credentials(held).await;
+        renewed
+    }
+
+    async fn renew_held(&self, stale: Option<&str>, challenge: Option<&str>, config: &super::ProviderConfig) -> Option<String> {
         if let Some(current) = self.stored_tokens().await {
             let token = str_field(&current, "access_token");
             if token.is_some() && token != stale && !expired(&current) {
@@ -228,7 +255,6 @@ impl OAuthSession {
             }
         }
         // An interactive provider renews only by refreshing (anything else needs the user).
-        let config = self.provider().config().await.ok()?;
         if config.interactive() && self.stored_tokens().await.as_ref().and_then(|t| str_field(t, "refresh_token")).is_none() {
             return None;
         }

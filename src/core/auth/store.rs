@@ -9,3 +9,9 @@ pub const OBTAINED_AT: &str = "obtained_at";
 pub fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
+
+/// Seconds since the epoch to the millisecond: what `obtained_at` holds, so that a token that
+/// lives two seconds is not taken for expired by a rounding (many processes share it).
+pub fn now_secs_precise() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as f64 / 1000.0).unwrap_or(0.0)
+}

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use super::discovery::{self, ServerInfo};
-use super::register::register_client;
+use super::register::register_once;
 use super::token::{self, AuthorizationParams, ClientAuthentication, TokenCall, TokenRequest};
 use super::{parse_url, StepError};
 use crate::core::auth::provider::{AuthProvider, Provider, ProviderConfig};
@@ -43,7 +43,7 @@ impl AuthResult {
     }
 }
 
-fn provider_error(e: String) -> StepError {
+pub(super) fn provider_error(e: String) -> StepError {
     StepError::Provider(e)
 }
 
@@ -81,7 +81,7 @@ pub async fn auth(net: &NetClient, provider: &dyn AuthProvider, options: &AuthOp
     }
 }
 
-fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+pub(super) fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
@@ -90,7 +90,7 @@ fn issuers_match(a: &str, b: &str) -> bool {
 }
 
 /// Stored credentials stamped for another authorization server are ignored.
-fn unless_other_issuer(stored: Option<Value>, issuer: &str) -> Option<Value> {
+pub(super) fn unless_other_issuer(stored: Option<Value>, issuer: &str) -> Option<Value> {
     stored.filter(|v| str_field(v, "issuer").is_none_or(|i| issuers_match(i, issuer)))
 }
 
@@ -364,36 +364,7 @@ async fn client_identity(
             return Ok(client);
         }
     }
-    let client_metadata = with_supported_auth_method(client_metadata, metadata);
-    let mut client = register_client(net, authorization_server, metadata, &client_metadata, scope).await?;
-    if let Some(obj) = client.as_object_mut() {
-        obj.insert("issuer".into(), json!(issuer));
-    }
-    p.save_client_information(client.clone()).await.map_err(provider_error)?;
-    Ok(client)
-}
-
-/// The client metadata to register, with a `token_endpoint_auth_method` the authorization
-/// server supports: when it lists its methods and not the one asked for (typically `none`),
-/// `client_secret_basic`, else `client_secret_post`, else the first it lists. The token
-/// requests then authenticate with what the registration answer says.
-fn with_supported_auth_method(client_metadata: &Value, metadata: Option<&Value>) -> Value {
-    let supported: Vec<&str> = metadata
-        .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    // RFC 7591 §2: an absent method means client_secret_basic.
-    let asked = str_field(client_metadata, "token_endpoint_auth_method").unwrap_or("client_secret_basic");
-    if supported.is_empty() || supported.contains(&asked) {
-        return client_metadata.clone();
-    }
-    let chosen = ["client_secret_basic", "client_secret_post"].into_iter().find(|m| supported.contains(m)).unwrap_or(supported[0]);
-    let mut adjusted = client_metadata.clone();
-    if let Some(obj) = adjusted.as_object_mut() {
-        obj.insert("token_endpoint_auth_method".into(), json!(chosen));
-    }
-    adjusted
+    register_once(net, p, config, client_metadata, authorization_server, metadata, issuer, scope).await
 }
 
 /// The token request of the callback leg or of a non-interactive grant: the provider's
@@ -434,13 +405,14 @@ async fn save_tokens(p: &Provider<'_>, mut tokens: Value, issuer: &str) -> Resul
     if let Some(obj) = tokens.as_object_mut() {
         obj.insert("issuer".into(), json!(issuer));
         // When they arrived, so that expiry can be checked later (see `store.rs`).
-        obj.entry(crate::core::auth::store::OBTAINED_AT).or_insert(json!(crate::core::auth::store::now_secs()));
+        obj.entry(crate::core::auth::store::OBTAINED_AT).or_insert(json!(crate::core::auth::store::now_secs_precise()));
     }
     p.save_tokens(tokens).await.map_err(provider_error)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::register::with_supported_auth_method;
     use super::*;
 
     #[test]

@@ -1,10 +1,31 @@
 //! Dynamic client registration (RFC 7591).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use super::driver::{provider_error, str_field, unless_other_issuer};
 use super::http;
 use super::{join_url, parse_url, StepError};
+use crate::core::auth::provider::{Provider, ProviderConfig};
 use crate::core::net::{HttpRequest, NetClient};
+
+/// One registration per server and app: processes starting together register once, under the
+/// storage's lock (where it has one), and the others read the registration it stored.
+#[allow(clippy::too_many_arguments)]
+pub async fn register_once(
+    net: &NetClient,
+    p: &Provider<'_>,
+    config: &ProviderConfig,
+    client_metadata: &Value,
+    authorization_server: &url::Url,
+    metadata: Option<&Value>,
+    issuer: &str,
+    scope: Option<&str>,
+) -> Result<Value, StepError> {
+    let held = p.lock_credentials(config, "client").await.map_err(provider_error)?;
+    let registered = register_locked(net, p, held.is_some(), client_metadata, authorization_server, metadata, issuer, scope).await;
+    p.unlock_credentials(held).await;
+    registered
+}
 
 /// Registers `client_metadata` (with `scope` overriding its own) and returns the client
 /// information the server issued.
@@ -40,4 +61,52 @@ pub async fn register_client(
         return Err(StepError::failed("Invalid client registration response: client_id is missing"));
     }
     Ok(info)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn register_locked(
+    net: &NetClient,
+    p: &Provider<'_>,
+    locked: bool,
+    client_metadata: &Value,
+    authorization_server: &url::Url,
+    metadata: Option<&Value>,
+    issuer: &str,
+    scope: Option<&str>,
+) -> Result<Value, StepError> {
+    if locked {
+        if let Some(client) = unless_other_issuer(p.client_information().await.map_err(provider_error)?, issuer) {
+            return Ok(client);
+        }
+    }
+    let client_metadata = with_supported_auth_method(client_metadata, metadata);
+    let mut client = register_client(net, authorization_server, metadata, &client_metadata, scope).await?;
+    if let Some(obj) = client.as_object_mut() {
+        obj.insert("issuer".into(), json!(issuer));
+    }
+    p.save_client_information(client.clone()).await.map_err(provider_error)?;
+    Ok(client)
+}
+
+/// The client metadata to register, with a `token_endpoint_auth_method` the authorization
+/// server supports: when it lists its methods and not the one asked for (typically `none`),
+/// `client_secret_basic`, else `client_secret_post`, else the first it lists. The token
+/// requests then authenticate with what the registration answer says.
+pub(super) fn with_supported_auth_method(client_metadata: &Value, metadata: Option<&Value>) -> Value {
+    let supported: Vec<&str> = metadata
+        .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    // RFC 7591 §2: an absent method means client_secret_basic.
+    let asked = str_field(client_metadata, "token_endpoint_auth_method").unwrap_or("client_secret_basic");
+    if supported.is_empty() || supported.contains(&asked) {
+        return client_metadata.clone();
+    }
+    let chosen = ["client_secret_basic", "client_secret_post"].into_iter().find(|m| supported.contains(m)).unwrap_or(supported[0]);
+    let mut adjusted = client_metadata.clone();
+    if let Some(obj) = adjusted.as_object_mut() {
+        obj.insert("token_endpoint_auth_method".into(), json!(chosen));
+    }
+    adjusted
 }
