@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::discovery::{self, ServerInfo};
 use super::register::register_once;
 use super::token::{self, AuthorizationParams, ClientAuthentication, TokenCall, TokenRequest};
-use super::{parse_url, StepError};
+use super::{issuers_match, parse_url, provider_error, str_field, unless_other_issuer, StepError};
 use crate::core::auth::provider::{AuthProvider, Provider, ProviderConfig};
 use crate::core::net::NetClient;
 
@@ -41,10 +41,6 @@ impl AuthResult {
             AuthResult::Redirect => "REDIRECT",
         }
     }
-}
-
-pub(super) fn provider_error(e: String) -> StepError {
-    StepError::Provider(e)
 }
 
 /// The provider's `addClientAuthentication` as the token step's hook.
@@ -79,19 +75,6 @@ pub async fn auth(net: &NetClient, provider: &dyn AuthProvider, options: &AuthOp
         }
         ok => ok,
     }
-}
-
-pub(super) fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-fn issuers_match(a: &str, b: &str) -> bool {
-    a == b || a.strip_suffix('/') == Some(b) || b.strip_suffix('/') == Some(a)
-}
-
-/// Stored credentials stamped for another authorization server are ignored.
-pub(super) fn unless_other_issuer(stored: Option<Value>, issuer: &str) -> Option<Value> {
-    stored.filter(|v| str_field(v, "issuer").is_none_or(|i| issuers_match(i, issuer)))
 }
 
 /// Client metadata with the SDK's defaults: `grant_types` for interactive clients and an

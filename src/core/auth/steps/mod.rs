@@ -25,3 +25,22 @@ pub fn parse_url(value: &str) -> Result<url::Url, StepError> {
 pub fn join_url(base: &url::Url, path: &str) -> Result<url::Url, StepError> {
     base.join(path).map_err(|e| StepError::InvalidUrl(format!("Invalid URL {path:?} against {base}: {e}")))
 }
+
+/// A failure of the user's provider (its storage, a hook) as a step error.
+pub(crate) fn provider_error(e: String) -> StepError {
+    StepError::Provider(e)
+}
+
+pub(crate) fn str_field<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(serde_json::Value::as_str)
+}
+
+/// Two issuer identifiers that differ at most by a trailing slash.
+pub(crate) fn issuers_match(a: &str, b: &str) -> bool {
+    a == b || a.strip_suffix('/') == Some(b) || b.strip_suffix('/') == Some(a)
+}
+
+/// Stored credentials stamped for another authorization server are ignored.
+pub(crate) fn unless_other_issuer(stored: Option<serde_json::Value>, issuer: &str) -> Option<serde_json::Value> {
+    stored.filter(|v| str_field(v, "issuer").is_none_or(|i| issuers_match(i, issuer)))
+}

@@ -2,9 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::driver::{provider_error, str_field, unless_other_issuer};
 use super::http;
-use super::{join_url, parse_url, StepError};
+use super::{join_url, parse_url, provider_error, str_field, unless_other_issuer, StepError};
 use crate::core::auth::provider::{Provider, ProviderConfig};
 use crate::core::net::{HttpRequest, NetClient};
 
