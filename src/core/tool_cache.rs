@@ -51,7 +51,10 @@ pub enum TaskSupport {
 impl TaskSupport {
     /// Reads `execution.taskSupport` of a `tools/list` entry (absent means forbidden).
     pub fn of(tool: &Value) -> Self {
-        match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
+        match tool
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str)
+        {
             Some("required") => TaskSupport::Required,
             Some("optional") => TaskSupport::Optional,
             _ => TaskSupport::Forbidden,
@@ -90,7 +93,16 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
             }
         }
     }
-    let raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
+    let mut raw = if server_has(&live, "tools") {
+        list_all_raw(conn, "tools/list", "tools", meta).await?
+    } else {
+        Vec::new()
+    };
+    let filter = &conn.config().tool_filter;
+    if !filter.is_open() {
+        // `tools: { include, exclude }`: the tools the client offers, over the server's own names.
+        raw.retain(|tool| name_of(tool).is_none_or(|name| filter.allows(&name)));
+    }
     let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
     described.push('[');
     for (i, tool) in raw.iter().enumerate() {
@@ -123,18 +135,27 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
 /// The epoch of the cached tool list if it is current and the session is live.
 pub fn current_tools_epoch(conn: &Connection) -> Option<u64> {
     // A 2026-07-28 session hears of changes only while its `subscriptions/listen` asks.
-    let live = conn.try_current().filter(|live| hears_tool_changes(conn, live))?;
+    let live = conn
+        .try_current()
+        .filter(|live| hears_tool_changes(conn, live))?;
     let epoch = epoch_of(conn, &live);
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok()?;
-    listed.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+    listed
+        .as_ref()
+        .filter(|(cached, _)| *cached == epoch)
+        .map(|_| epoch)
 }
 
 /// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
 pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok().is_some_and(|c| c.is_some());
-    let known = cache.task_tools.lock().ok().and_then(|t| t.get(name).copied());
+    let known = cache
+        .task_tools
+        .lock()
+        .ok()
+        .and_then(|t| t.get(name).copied());
     match known {
         Some(support) => Some(support),
         None if listed => Some(TaskSupport::Forbidden),
@@ -144,7 +165,9 @@ pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
 
 /// Whether any tool of this server may run as a task.
 pub fn has_task_tools(conn: &Connection) -> bool {
-    conn.slots().peek::<ToolCache>().is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
+    conn.slots()
+        .peek::<ToolCache>()
+        .is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
 }
 
 /// Records that a tool requires task augmentation (the server said so when called plainly;
@@ -153,4 +176,13 @@ pub fn mark_task_tool(conn: &Connection, name: &str) {
     if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
         known.insert(name.to_string(), TaskSupport::Required);
     }
+}
+
+/// The `name` of a `tools/list` entry's JSON text (`None` when it has none: described as invalid).
+fn name_of(tool: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    serde_json::from_str::<Named>(tool).ok().map(|n| n.name)
 }

@@ -33,8 +33,8 @@ use crate::core::transport::lane::Lane;
 use errors::RequestFailure;
 pub use errors::{cancel_reason, lane_error};
 pub use layer::{Layer, Slots};
-pub use live::{server_has, Live};
 use live::open_live;
+pub use live::{server_has, Live};
 
 type ConnectFuture = Shared<BoxFuture<'static, Result<Arc<Live>>>>;
 
@@ -61,6 +61,8 @@ pub struct RequestOptions {
     /// Send `params` exactly as given: rmcp's typed requests drop fields they do not model
     /// (the 2025-11-25 `task` of a `tools/call`) and have no `tasks/result`.
     pub verbatim: bool,
+    /// `maxTotalTimeout` of this request, over the server's (see `ServerConfig::progress_bound`).
+    pub max_total_timeout_ms: Option<u64>,
 }
 
 pub struct Connection {
@@ -201,7 +203,9 @@ impl Connection {
                 State::Ready(live) if !live.is_closed() => return Ok(live.clone()),
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
                 State::Parked(_) => {
-                    let State::Parked(parked) = std::mem::replace(&mut *state, State::Idle) else { unreachable!("matched above") };
+                    let State::Parked(parked) = std::mem::replace(&mut *state, State::Idle) else {
+                        unreachable!("matched above")
+                    };
                     let generation = self.generation.load(Ordering::SeqCst);
                     let f = self.resume_live(parked).shared();
                     *state = State::Connecting(f.clone());
@@ -212,7 +216,12 @@ impl Connection {
                         self.session_ended(dead, Some("TRANSPORT_CLOSED"));
                         // A session that answered nothing is a crash; one that served requests
                         // (a server killed or redeployed) clears the count.
-                        let crashed = if dead.answered() { self.deaths.clear(); Ok(()) } else { self.deaths.died() };
+                        let crashed = if dead.answered() {
+                            self.deaths.clear();
+                            Ok(())
+                        } else {
+                            self.deaths.died()
+                        };
                         if let Err(wait) = crashed {
                             return Err(McpError::new(
                                 ErrorKind::TransportClosed,
@@ -227,12 +236,20 @@ impl Connection {
                                 ),
                             ));
                         }
-                        self.shared.diagnostic("info", "Transport closed; reconnecting");
-                        observe::note_event("mcp.client.reconnect", || observe::reason("the transport closed"));
+                        self.shared
+                            .diagnostic("info", "Transport closed; reconnecting");
+                        observe::note_event("mcp.client.reconnect", || {
+                            observe::reason("the transport closed")
+                        });
                     }
                     started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone())
+                    let f = open_live(
+                        self.config.clone(),
+                        self.shared.clone(),
+                        self.request_timeout_ms(),
+                        self.remote.clone(),
+                    )
                     .boxed()
                     .shared();
                     *state = State::Connecting(f.clone());
@@ -325,7 +342,11 @@ impl Connection {
     /// the era is kept (no second `server/discover` probe), nothing else is sent until the next
     /// request, and a reconnect during an outage does not fail.
     pub async fn reconnect(&self) -> Result<()> {
-        if let Some(live) = self.current().await.filter(|live| live.is_modern() && live.http_session.is_some()) {
+        if let Some(live) = self
+            .current()
+            .await
+            .filter(|live| live.is_modern() && live.http_session.is_some())
+        {
             if let Some(remote) = &self.remote {
                 remote.net.release();
             }
@@ -345,8 +366,17 @@ impl Connection {
     /// server (the session was already gone), it is sent once more on a new session, within what
     /// is left of its timeout (`send_unsent_again`); a request that may have been delivered is
     /// never resent.
-    pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
-        let timeout = std::time::Duration::from_millis(options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms()));
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<String> {
+        let timeout = std::time::Duration::from_millis(
+            options
+                .timeout_ms
+                .unwrap_or_else(|| self.request_timeout_ms()),
+        );
         let deadline = tokio::time::Instant::now() + timeout;
         let live = self.ensure_connected().await?;
         match self.send_on(&live, method, params.clone(), &options).await {
@@ -362,7 +392,10 @@ impl Connection {
                 }
                 Err(e)
             }
-            Err(RequestFailure::NotSent(e)) => self.send_unsent_again(live, deadline, method, params, &options, e).await,
+            Err(RequestFailure::NotSent(e)) => {
+                self.send_unsent_again(live, deadline, method, params, &options, e)
+                    .await
+            }
             Err(RequestFailure::Failed(e)) => Err(e),
         }
     }
@@ -408,7 +441,11 @@ impl Connection {
 
     /// The roots answered to `roots/list`.
     pub fn roots(&self) -> Vec<Value> {
-        self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()
+        self.shared
+            .roots
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
     }
 
     /// Replaces the roots; the server hears `notifications/roots/list_changed` if connected.
@@ -427,20 +464,35 @@ impl Connection {
             // A parked session is still the server's: it resumes to hear the change.
             None if parked => self.ensure_connected().await?,
             None => {
-                self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
+                self.shared
+                    .diagnostic("debug", "Cannot send roots/list_changed: not connected");
                 return Ok(());
             }
         };
-        let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
-            .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
+        let note: ClientNotification =
+            serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
+                .map_err(|e| {
+                    McpError::new(
+                        ErrorKind::InvalidState,
+                        self.name(),
+                        format!("roots/list_changed: {e}"),
+                    )
+                })?;
         let start_ms = observe::now_ms();
         let sent = live.peer.send_notification(note).await;
-        observe::note_notification("notifications/roots/list_changed", start_ms, sent.as_ref().err().map(ToString::to_string));
+        observe::note_notification(
+            "notifications/roots/list_changed",
+            start_ms,
+            sent.as_ref().err().map(ToString::to_string),
+        );
         sent.map_err(|e| {
             McpError::new(
                 ErrorKind::Disconnected,
                 self.name(),
-                format!("Failed to send notifications/roots/list_changed to server {}: {e}", self.name()),
+                format!(
+                    "Failed to send notifications/roots/list_changed to server {}: {e}",
+                    self.name()
+                ),
             )
         })
     }

@@ -30,7 +30,14 @@ pub struct HttpRequest {
 
 impl HttpRequest {
     pub fn new(method: &str, url: url::Url) -> Self {
-        HttpRequest { method: method.to_string(), url, headers: Vec::new(), body: None, context: None, follow_redirects: true }
+        HttpRequest {
+            method: method.to_string(),
+            url,
+            headers: Vec::new(),
+            body: None,
+            context: None,
+            follow_redirects: true,
+        }
     }
 
     pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
@@ -61,7 +68,10 @@ pub struct HttpResponse {
 
 impl HttpResponse {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// Reads the whole body, up to `limit` bytes.
@@ -72,7 +82,9 @@ impl HttpResponse {
         while let Some(chunk) = body.next().await {
             let chunk = chunk?;
             if out.len() + chunk.len() > limit {
-                return Err(NetError::Body(format!("response body exceeds {limit} bytes")));
+                return Err(NetError::Body(format!(
+                    "response body exceeds {limit} bytes"
+                )));
             }
             out.extend_from_slice(&chunk);
         }

@@ -20,9 +20,15 @@ use super::pipe_writer::PipeWriter;
 #[derive(Debug, Clone, PartialEq)]
 pub enum LaneError {
     /// The server answered with a JSON-RPC error.
-    Rpc { code: i64, message: String, data: Option<Value> },
-    /// No answer within the request's timeout.
+    Rpc {
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
+    /// No answer within the request's timeout (since it was sent, or since its last progress).
     Timeout { after_ms: u64 },
+    /// It reported progress, and reached its `maxTotalTimeout` (`after_ms`) without an answer.
+    TotalTimeout { after_ms: u64 },
     /// The pipe closed (server exited, stdout closed) before the answer arrived.
     Closed { detail: String },
     /// The caller cancelled (abort signal, disconnect).
@@ -44,6 +50,16 @@ struct Pending {
     done: Completion,
     deadline: Instant,
     timeout_ms: u64,
+    /// Progress moves the deadline on: the progress token's JSON text and the latest deadline.
+    progress: Option<(String, Instant, u64)>,
+}
+
+/// How long a lane request may live: its timeout and, when progress moves its deadline on
+/// (`resetTimeoutOnProgress`), its progress token (JSON text) and `maxTotalTimeout`.
+#[derive(Debug, Clone, Default)]
+pub struct Bound {
+    pub timeout_ms: u64,
+    pub progress: Option<(String, u64)>,
 }
 
 #[derive(Default)]
@@ -74,7 +90,14 @@ pub struct Lane {
 impl Lane {
     /// A lane over `writer`, with its timeout sweeper running on the current tokio runtime.
     pub fn start(writer: Arc<PipeWriter>) -> Arc<Lane> {
-        let lane = Arc::new(Lane { writer, state: Mutex::default(), wake_sweeper: Notify::new(), next_id: AtomicU64::new(1), envelope: OnceLock::new(), answered: Default::default() });
+        let lane = Arc::new(Lane {
+            writer,
+            state: Mutex::default(),
+            wake_sweeper: Notify::new(),
+            next_id: AtomicU64::new(1),
+            envelope: OnceLock::new(),
+            answered: Default::default(),
+        });
         tokio::spawn(sweep(Arc::downgrade(&lane)));
         lane
     }
@@ -85,7 +108,10 @@ impl Lane {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.state.lock().map(|s| s.closed.is_some()).unwrap_or(true)
+        self.state
+            .lock()
+            .map(|s| s.closed.is_some())
+            .unwrap_or(true)
     }
 
     /// Every request from now on carries `envelope` in its `_meta` (a 2026-07-28 session has no
@@ -101,7 +127,14 @@ impl Lane {
 
     /// Writes request `id` (from `reserve_id`). `params_json` must be a JSON object's text
     /// without `_meta`. On `Err` nothing was sent and `done` will not be called.
-    pub fn send(&self, id: u64, method: &str, params_json: &str, timeout_ms: u64, done: Completion) -> Result<(), NotSent> {
+    pub fn send(
+        &self,
+        id: u64,
+        method: &str,
+        params_json: &str,
+        timeout_ms: u64,
+        done: Completion,
+    ) -> Result<(), NotSent> {
         self.send_with_meta(id, method, params_json, None, timeout_ms, done)
     }
 
@@ -116,8 +149,33 @@ impl Lane {
         timeout_ms: u64,
         done: Completion,
     ) -> Result<(), NotSent> {
+        self.send_bounded(
+            id,
+            method,
+            params_json,
+            meta_json,
+            Bound {
+                timeout_ms,
+                progress: None,
+            },
+            done,
+        )
+    }
+
+    /// `send_with_meta` with a `Bound`: a request whose progress moves its deadline.
+    pub fn send_bounded(
+        &self,
+        id: u64,
+        method: &str,
+        params_json: &str,
+        meta_json: Option<&str>,
+        bound: Bound,
+        done: Completion,
+    ) -> Result<(), NotSent> {
+        let timeout_ms = bound.timeout_ms;
         let envelope = self.envelope.get();
-        let extra = envelope.map_or(0, |e| e.members().len() + 16) + meta_json.map_or(0, |m| m.len() + 12);
+        let extra =
+            envelope.map_or(0, |e| e.members().len() + 16) + meta_json.map_or(0, |m| m.len() + 12);
         let mut line = String::with_capacity(params_json.len() + method.len() + 56 + extra);
         let _ = write!(line, r#"{{"jsonrpc":"2.0","id":"n{id}","method":"#);
         push_json_string(&mut line, method);
@@ -125,16 +183,32 @@ impl Lane {
         push_params(&mut line, params_json, envelope, meta_json);
         line.push_str("}\n");
         {
-            let mut state = self.state.lock().map_err(|_| NotSent("lane state poisoned".into()))?;
+            let mut state = self
+                .state
+                .lock()
+                .map_err(|_| NotSent("lane state poisoned".into()))?;
             if let Some(why) = &state.closed {
                 return Err(NotSent(why.clone()));
             }
             // A timeout too large to represent (e.g. a user's `Infinity`) means: no deadline we can reach.
             let now = Instant::now();
-            let deadline = now
-                .checked_add(Duration::from_millis(timeout_ms))
-                .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
-            state.pending.insert(id, Pending { done, deadline, timeout_ms });
+            let after = |ms: u64| {
+                now.checked_add(Duration::from_millis(ms))
+                    .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
+            };
+            let deadline = after(timeout_ms);
+            let progress = bound
+                .progress
+                .map(|(token, max_ms)| (token, after(max_ms), max_ms));
+            state.pending.insert(
+                id,
+                Pending {
+                    done,
+                    deadline,
+                    timeout_ms,
+                    progress,
+                },
+            );
             if state.sweeper_parked {
                 state.sweeper_parked = false;
                 self.wake_sweeper.notify_one();
@@ -154,12 +228,37 @@ impl Lane {
     /// or cancellation) are ignored.
     pub fn answer(&self, id: u64, outcome: LaneOutcome) {
         if outcome.is_ok() {
-            self.answered.store(true, std::sync::atomic::Ordering::Relaxed);
+            self.answered
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        let pending = self.state.lock().ok().and_then(|mut s| s.pending.remove(&id));
+        let pending = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|mut s| s.pending.remove(&id));
         match pending {
             Some(p) => (p.done)(outcome),
             None => tracing::debug!(id, "dropping an answer to a request that already settled"),
+        }
+    }
+
+    /// A progress notification with `token` (its JSON text) arrived: the request it belongs to,
+    /// if its progress moves its deadline, gets its timeout again from now, up to its
+    /// `maxTotalTimeout`.
+    pub fn progressed(&self, token: &str) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        for p in state.pending.values_mut() {
+            if let Some((own, latest, _)) = &p.progress {
+                if own == token {
+                    let moved = now
+                        .checked_add(Duration::from_millis(p.timeout_ms))
+                        .unwrap_or(*latest);
+                    p.deadline = moved.min(*latest);
+                }
+            }
         }
     }
 
@@ -171,16 +270,25 @@ impl Lane {
     /// Cancels request `id`: tells the server (`notifications/cancelled`) and settles it with
     /// `reason`. Returns false when it had already settled.
     pub fn cancel(&self, id: u64, reason: &str) -> bool {
-        let pending = self.state.lock().ok().and_then(|mut s| s.pending.remove(&id));
+        let pending = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|mut s| s.pending.remove(&id));
         let Some(p) = pending else { return false };
         self.notify_cancelled(id, reason);
-        (p.done)(Err(LaneError::Cancelled { reason: reason.to_string() }));
+        (p.done)(Err(LaneError::Cancelled {
+            reason: reason.to_string(),
+        }));
         true
     }
 
     fn notify_cancelled(&self, id: u64, reason: &str) {
         let mut line = String::with_capacity(96 + reason.len());
-        let _ = write!(line, r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"n{id}","reason":"#);
+        let _ = write!(
+            line,
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"n{id}","reason":"#
+        );
         push_json_string(&mut line, reason);
         line.push_str("}}\n");
         let _ = self.writer.write(line.into_bytes());
@@ -199,7 +307,9 @@ impl Lane {
         };
         self.wake_sweeper.notify_one();
         for p in drained {
-            (p.done)(Err(LaneError::Closed { detail: detail.to_string() }));
+            (p.done)(Err(LaneError::Closed {
+                detail: detail.to_string(),
+            }));
         }
     }
 
@@ -212,8 +322,16 @@ impl Lane {
             if state.closed.is_some() {
                 return None;
             }
-            let ids: Vec<u64> = state.pending.iter().filter(|(_, p)| p.deadline <= now).map(|(id, _)| *id).collect();
-            let expired = ids.into_iter().filter_map(|id| state.pending.remove(&id).map(|p| (id, p))).collect();
+            let ids: Vec<u64> = state
+                .pending
+                .iter()
+                .filter(|(_, p)| p.deadline <= now)
+                .map(|(id, _)| *id)
+                .collect();
+            let expired = ids
+                .into_iter()
+                .filter_map(|id| state.pending.remove(&id).map(|p| (id, p)))
+                .collect();
             if !state.pending.is_empty() {
                 *idle_since = now;
             } else if now.duration_since(*idle_since) >= SWEEP_LINGER {
@@ -222,8 +340,19 @@ impl Lane {
             expired
         };
         for (id, p) in expired {
-            self.notify_cancelled(id, "Request timed out");
-            (p.done)(Err(LaneError::Timeout { after_ms: p.timeout_ms }));
+            match p.progress {
+                // The deadline it reached is its maxTotalTimeout.
+                Some((_, latest, max_ms)) if p.deadline >= latest && max_ms > p.timeout_ms => {
+                    self.notify_cancelled(id, "Maximum total timeout exceeded");
+                    (p.done)(Err(LaneError::TotalTimeout { after_ms: max_ms }));
+                }
+                _ => {
+                    self.notify_cancelled(id, "Request timed out");
+                    (p.done)(Err(LaneError::Timeout {
+                        after_ms: p.timeout_ms,
+                    }));
+                }
+            }
         }
         let parked = self.state.lock().map(|s| s.sweeper_parked).unwrap_or(false);
         Some(if parked { None } else { Some(SWEEP_TICK) })
