@@ -136,7 +136,11 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
     if (onAbort) signal.removeEventListener('abort', onAbort);
     ids.release(callId);
   }
-  telemetry.endOperation(op, { trace: shaped.trace, toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
+  telemetry.endOperation(op, {
+    trace: shaped.trace,
+    toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined,
+    rpcCode: shaped.rpcCode,
+  });
   if (shaped.kind === 'toolError') {
     log(ctx.host, ctx.server, 'debug', `Tool reported an error: ${toolName}`, { error: shaped.text, toolArgs: input }, requestContext);
   }

@@ -56,7 +56,14 @@ pub fn shape_call_result(server: &str, mut result: Value) -> Value {
     if is_error {
         let text = content_text(result.get("content"))
             .unwrap_or_else(|| "MCP tool execution failed".to_string());
-        return json!({ "kind": "toolError", "text": text, "result": result });
+        // A server that answers a protocol error as a tool error (the TypeScript SDK's `McpServer`
+        // does so for an unknown tool or invalid arguments) keeps its JSON-RPC code in the text.
+        return match wrapped_rpc_code(&text) {
+            Some(code) => {
+                json!({ "kind": "toolError", "text": text, "result": result, "rpcCode": code })
+            }
+            None => json!({ "kind": "toolError", "text": text, "result": result }),
+        };
     }
     if let Some(structured) = result.get("structuredContent") {
         let meta = result.get("_meta").map(|m| stamp_server_id(m, server));
@@ -68,6 +75,15 @@ pub fn shape_call_result(server: &str, mut result: Value) -> Value {
         });
     }
     json!({ "kind": "raw", "result": result })
+}
+
+/// The JSON-RPC error code a tool error's text carries as `MCP error <code>: …` (the form the
+/// TypeScript SDK gives a protocol error it turned into a tool result), when it is one of the
+/// codes JSON-RPC reserves (-32768 to -32000).
+pub fn wrapped_rpc_code(text: &str) -> Option<i64> {
+    let rest = text.strip_prefix("MCP error ")?;
+    let code: i64 = rest.split(':').next()?.trim().parse().ok()?;
+    (-32768..=-32000).contains(&code).then_some(code)
 }
 
 /// Removes what the 2026-07-28 revision adds around a final result — `resultType: "complete"`,
@@ -356,6 +372,12 @@ mod tests {
             {"type": "text", "text": " a "}, {"type": "image", "data": ""}, {"type": "text", "text": "b "}]});
         let shaped = shape_call_result("s", r);
         assert_eq!(shaped["kind"], "toolError");
+        assert_eq!(
+            wrapped_rpc_code("MCP error -32602: Tool nope not found"),
+            Some(-32602)
+        );
+        assert_eq!(wrapped_rpc_code("MCP error 7: mine"), None);
+        assert_eq!(wrapped_rpc_code("boom"), None);
         assert_eq!(shaped["text"], "a \nb");
         let empty = shape_call_result("s", json!({"isError": true, "content": []}));
         assert_eq!(empty["text"], "MCP tool execution failed");
