@@ -63,57 +63,23 @@ async fn answer(reader: &mut BufReader<tokio::net::TcpStream>, server: &Server) 
     let mut body = vec![0; length];
     reader.read_exact(&mut body).await.ok()?;
     let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let rpc = message
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    server.seen.lock().ok()?.push(Seen {
-        http: method.clone(),
-        rpc: rpc.clone(),
-        session: session.clone(),
-    });
-    let reply = |status: &str, headers: &str, body: String| {
-        format!(
-            "HTTP/1.1 {status}\r\ncontent-length: {}\r\n{headers}\r\n{body}",
-            body.len()
-        )
-        .into_bytes()
-    };
-    let ended = session
-        .as_ref()
-        .is_some_and(|id| server.ended.lock().is_ok_and(|e| e.contains(id)));
+    let rpc = message.get("method").and_then(Value::as_str).map(str::to_string);
+    server.seen.lock().ok()?.push(Seen { http: method.clone(), rpc: rpc.clone(), session: session.clone() });
+    let reply = |status: &str, headers: &str, body: String| format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\n{headers}\r\n{body}", body.len()).into_bytes();
+    let ended = session.as_ref().is_some_and(|id| server.ended.lock().is_ok_and(|e| e.contains(id)));
     Some(match (method.as_str(), rpc.as_deref()) {
         _ if ended => reply("404 Not Found", "", String::new()),
         ("DELETE", _) => {
             server.ended.lock().ok()?.extend(session);
             reply("200 OK", "", String::new())
         }
-        ("GET", _) => reply(
-            "405 Method Not Allowed",
-            "allow: POST, DELETE\r\n",
-            String::new(),
-        ),
+        ("GET", _) => reply("405 Method Not Allowed", "allow: POST, DELETE\r\n", String::new()),
         (_, Some("initialize")) => {
             let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "parking", "version": "1" } });
-            let body =
-                json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
-            let number = server
-                .seen
-                .lock()
-                .ok()?
-                .iter()
-                .filter(|s| s.rpc.as_deref() == Some("initialize"))
-                .count();
-            let session = if server.stateless {
-                String::new()
-            } else {
-                format!("mcp-session-id: s-{number}\r\n")
-            };
-            reply(
-                "200 OK",
-                &format!("content-type: application/json\r\n{session}"),
-                body,
-            )
+            let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
+            let number = server.seen.lock().ok()?.iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count();
+            let session = if server.stateless { String::new() } else { format!("mcp-session-id: s-{number}\r\n") };
+            reply("200 OK", &format!("content-type: application/json\r\n{session}"), body)
         }
         _ if message.get("id").is_none() => reply("202 Accepted", "", String::new()),
         _ => {
@@ -129,9 +95,7 @@ async fn serve() -> (u16, Arc<Server>) {
 }
 
 async fn serve_as(server: Server) -> (u16, Arc<Server>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind loopback");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let port = listener.local_addr().expect("local addr").port();
     let server = Arc::new(server);
     let state = server.clone();
@@ -159,16 +123,12 @@ struct Diagnostics(Mutex<Vec<String>>, Mutex<Vec<f64>>);
 impl EventSink for Diagnostics {
     fn emit(&self, event: ServerEvent) {
         if event.kind == EventKind::SessionEnded {
-            if let (Ok(mut ended), Some(seconds)) =
-                (self.1.lock(), event.payload["durationS"].as_f64())
-            {
+            if let (Ok(mut ended), Some(seconds)) = (self.1.lock(), event.payload["durationS"].as_f64()) {
                 ended.push(seconds);
             }
         }
         if event.kind == EventKind::Diagnostic {
-            if let (Ok(mut lines), Some(message)) =
-                (self.0.lock(), event.payload["message"].as_str())
-            {
+            if let (Ok(mut lines), Some(message)) = (self.0.lock(), event.payload["message"].as_str()) {
                 lines.push(message.to_string());
             }
         }
@@ -178,21 +138,14 @@ impl EventSink for Diagnostics {
 
 impl Diagnostics {
     fn count(&self, part: &str) -> usize {
-        self.0
-            .lock()
-            .map(|lines| lines.iter().filter(|l| l.contains(part)).count())
-            .unwrap_or(0)
+        self.0.lock().map(|lines| lines.iter().filter(|l| l.contains(part)).count()).unwrap_or(0)
     }
 
     /// Waits (bounded) until the session parked `n` times.
     async fn parked(&self, n: usize) {
         let until = Instant::now() + Duration::from_secs(8);
         while self.count("parked until the next request") < n {
-            assert!(
-                Instant::now() < until,
-                "the session did not park {n} times: {:?}",
-                self.0.lock().map(|l| l.clone())
-            );
+            assert!(Instant::now() < until, "the session did not park {n} times: {:?}", self.0.lock().map(|l| l.clone()));
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
@@ -208,21 +161,13 @@ fn registry(port: u16, sink: Arc<Diagnostics>) -> Registry {
 async fn call(reg: &Registry, n: u64) -> String {
     let conn = reg.get("p").expect("server");
     let params = json!({ "name": "echo", "arguments": { "n": n } });
-    let result = conn
-        .request_raw("tools/call", params, RequestOptions::default())
-        .await
-        .expect("the call succeeds");
+    let result = conn.request_raw("tools/call", params, RequestOptions::default()).await.expect("the call succeeds");
     let result: Value = serde_json::from_str(&result).expect("JSON");
-    result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    result["content"][0]["text"].as_str().unwrap_or_default().to_string()
 }
 
 fn calls(seen: &[Seen]) -> usize {
-    seen.iter()
-        .filter(|s| s.rpc.as_deref() == Some("tools/call"))
-        .count()
+    seen.iter().filter(|s| s.rpc.as_deref() == Some("tools/call")).count()
 }
 
 #[tokio::test]
@@ -233,50 +178,21 @@ async fn a_parked_session_resumes_with_only_the_request_and_ends_on_disconnect()
     assert_eq!(call(&reg, 1).await, "1");
     sink.parked(1).await;
     let conn = reg.get("p").expect("server");
-    assert_eq!(
-        conn.session_id_now().as_deref(),
-        Some("s-1"),
-        "parked, still the session"
-    );
+    assert_eq!(conn.session_id_now().as_deref(), Some("s-1"), "parked, still the session");
     let before = server.seen().len();
     assert_eq!(call(&reg, 2).await, "2");
     let after: Vec<Seen> = server.seen()[before..].to_vec();
-    assert_eq!(
-        after,
-        vec![Seen {
-            http: "POST".into(),
-            rpc: Some("tools/call".into()),
-            session: Some("s-1".into())
-        }]
-    );
+    assert_eq!(after, vec![Seen { http: "POST".into(), rpc: Some("tools/call".into()), session: Some("s-1".into()) }]);
     sink.parked(2).await;
-    assert!(
-        !server.seen().iter().any(|s| s.http == "DELETE"),
-        "parking never ends the session on the server"
-    );
+    assert!(!server.seen().iter().any(|s| s.http == "DELETE"), "parking never ends the session on the server");
     conn.disconnect().await;
-    let deletes: Vec<Seen> = server
-        .seen()
-        .into_iter()
-        .filter(|s| s.http == "DELETE")
-        .collect();
+    let deletes: Vec<Seen> = server.seen().into_iter().filter(|s| s.http == "DELETE").collect();
     assert_eq!(deletes.len(), 1);
     assert_eq!(deletes[0].session.as_deref(), Some("s-1"));
-    assert_eq!(
-        server
-            .seen()
-            .iter()
-            .filter(|s| s.rpc.as_deref() == Some("initialize"))
-            .count(),
-        1,
-        "one handshake in all"
-    );
+    assert_eq!(server.seen().iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count(), 1, "one handshake in all");
     let ended = sink.1.lock().expect("durations").clone();
     assert_eq!(ended.len(), 1, "one session, ended once: {ended:?}");
-    assert!(
-        ended[0] > 2.0,
-        "its duration spans its parked spells: {ended:?}"
-    );
+    assert!(ended[0] > 2.0, "its duration spans its parked spells: {ended:?}");
 }
 
 #[tokio::test]
@@ -308,35 +224,16 @@ async fn requests_racing_the_moment_of_parking_each_reach_the_server_once() {
         sent += 4;
     }
     let seen = server.seen();
-    assert_eq!(
-        calls(&seen) as u64,
-        sent,
-        "each request reached the server once"
-    );
-    assert_eq!(
-        seen.iter()
-            .filter(|s| s.rpc.as_deref() == Some("initialize"))
-            .count(),
-        1,
-        "the session was only ever resumed"
-    );
-    assert!(seen
-        .iter()
-        .all(|s| s.rpc.as_deref() == Some("initialize") || s.session.as_deref() == Some("s-1")));
-    assert!(
-        sink.count("parked until the next request") >= 1,
-        "some quiet spells were long enough to park"
-    );
+    assert_eq!(calls(&seen) as u64, sent, "each request reached the server once");
+    assert_eq!(seen.iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count(), 1, "the session was only ever resumed");
+    assert!(seen.iter().all(|s| s.rpc.as_deref() == Some("initialize") || s.session.as_deref() == Some("s-1")));
+    assert!(sink.count("parked until the next request") >= 1, "some quiet spells were long enough to park");
     reg.get("p").expect("server").disconnect().await;
 }
 
 #[tokio::test]
 async fn a_session_without_an_id_parks_and_resumes_with_only_the_request() {
-    let (port, server) = serve_as(Server {
-        stateless: true,
-        ..Default::default()
-    })
-    .await;
+    let (port, server) = serve_as(Server { stateless: true, ..Default::default() }).await;
     let sink = Arc::new(Diagnostics::default());
     let reg = registry(port, sink.clone());
     assert_eq!(call(&reg, 1).await, "1");
@@ -344,30 +241,9 @@ async fn a_session_without_an_id_parks_and_resumes_with_only_the_request() {
     let before = server.seen().len();
     assert_eq!(call(&reg, 2).await, "2");
     let after: Vec<Seen> = server.seen()[before..].to_vec();
-    assert_eq!(
-        after,
-        vec![Seen {
-            http: "POST".into(),
-            rpc: Some("tools/call".into()),
-            session: None
-        }]
-    );
+    assert_eq!(after, vec![Seen { http: "POST".into(), rpc: Some("tools/call".into()), session: None }]);
     let conn = reg.get("p").expect("server");
     conn.disconnect().await;
-    assert!(
-        !server
-            .seen()
-            .iter()
-            .any(|s| s.http == "GET" || s.http == "DELETE"),
-        "no stream asked for, no session to end: {:?}",
-        server.seen()
-    );
-    assert_eq!(
-        server
-            .seen()
-            .iter()
-            .filter(|s| s.rpc.as_deref() == Some("initialize"))
-            .count(),
-        1
-    );
+    assert!(!server.seen().iter().any(|s| s.http == "GET" || s.http == "DELETE"), "no stream asked for, no session to end: {:?}", server.seen());
+    assert_eq!(server.seen().iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count(), 1);
 }

@@ -48,19 +48,11 @@ for line in sys.stdin:
 "#;
 
 fn shared() -> Arc<HandlerShared> {
-    Arc::new(HandlerShared::from_config(
-        &ServerConfig::from_json("py", &serde_json::json!({ "command": "unused" })),
-        Arc::new(NullSink),
-        None,
-    ))
+    Arc::new(HandlerShared::from_config(&ServerConfig::from_json("py", &serde_json::json!({ "command": "unused" })), Arc::new(NullSink), None))
 }
 
 /// Starts the responder and a task that keeps reading (as rmcp's service loop would).
-fn start() -> (
-    Arc<Lane>,
-    Arc<PipeWriter>,
-    tokio::task::JoinHandle<PipeTransport<tokio::process::ChildStdout>>,
-) {
+fn start() -> (Arc<Lane>, Arc<PipeWriter>, tokio::task::JoinHandle<PipeTransport<tokio::process::ChildStdout>>) {
     let spec = StdioSpec {
         command: "python3".into(),
         args: vec!["-u".into(), "-c".into(), RESPONDER.into()],
@@ -83,20 +75,11 @@ fn start() -> (
 async fn request(lane: &Lane, method: &str, params: &str, timeout_ms: u64) -> LaneOutcome {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send(
-        id,
-        method,
-        params,
-        timeout_ms,
-        Box::new(move |o| {
-            let _ = tx.send(o);
-        }),
-    )
+    lane.send(id, method, params, timeout_ms, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
     .expect("sent");
-    tokio::time::timeout(Duration::from_secs(20), rx)
-        .await
-        .expect("settles")
-        .expect("completed once")
+    tokio::time::timeout(Duration::from_secs(20), rx).await.expect("settles").expect("completed once")
 }
 
 #[tokio::test]
@@ -106,22 +89,13 @@ async fn answers_errors_and_timeouts_come_back_to_the_caller() {
     assert_eq!(answer, Ok(r#"{"message": "hi \u2603"}"#.to_string()));
 
     match request(&lane, "fail", "{}", 10_000).await {
-        Err(LaneError::Rpc { code, message, .. }) => {
-            assert_eq!((code, message.as_str()), (-32602, "bad params"))
-        }
+        Err(LaneError::Rpc { code, message, .. }) => assert_eq!((code, message.as_str()), (-32602, "bad params")),
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
 
     let started = Instant::now();
-    assert_eq!(
-        request(&lane, "hang", "{}", 300).await,
-        Err(LaneError::Timeout { after_ms: 300 })
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "the timeout fired (took {:?})",
-        started.elapsed()
-    );
+    assert_eq!(request(&lane, "hang", "{}", 300).await, Err(LaneError::Timeout { after_ms: 300 }));
+    assert!(started.elapsed() < Duration::from_secs(5), "the timeout fired (took {:?})", started.elapsed());
 
     // A message larger than the pipe's buffer goes out partly from the caller's thread and
     // partly from the drain task, in order, with messages sent meanwhile queued behind it.
@@ -154,27 +128,13 @@ async fn cancelling_settles_the_request_once_with_the_reason() {
     let (lane, writer, reader) = start();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send(
-        id,
-        "hang",
-        "{}",
-        60_000,
-        Box::new(move |o| {
-            let _ = tx.send(o);
-        }),
-    )
+    lane.send(id, "hang", "{}", 60_000, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
     .expect("sent");
     assert!(lane.cancel(id, "user aborted"));
-    assert!(
-        !lane.cancel(id, "again"),
-        "a settled request cannot be cancelled twice"
-    );
-    assert_eq!(
-        rx.await.expect("completed"),
-        Err(LaneError::Cancelled {
-            reason: "user aborted".into()
-        })
-    );
+    assert!(!lane.cancel(id, "again"), "a settled request cannot be cancelled twice");
+    assert_eq!(rx.await.expect("completed"), Err(LaneError::Cancelled { reason: "user aborted".into() }));
     // The lane still works after a cancellation.
     assert!(request(&lane, "echo", "{}", 10_000).await.is_ok());
     writer.close().await; // stdin EOF: the responder exits, its stdout ends
@@ -187,41 +147,20 @@ async fn a_server_closing_its_stdout_fails_pending_requests_at_once() {
     let (lane, _writer, reader) = start();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send(
-        id,
-        "hang",
-        "{}",
-        60_000,
-        Box::new(move |o| {
-            let _ = tx.send(o);
-        }),
-    )
+    lane.send(id, "hang", "{}", 60_000, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
     .expect("sent");
     let started = Instant::now();
     let (tx2, _rx2) = tokio::sync::oneshot::channel();
     let id2 = lane.reserve_id();
-    lane.send(
-        id2,
-        "close_stdout",
-        "{}",
-        60_000,
-        Box::new(move |o| {
-            let _ = tx2.send(o);
-        }),
-    )
+    lane.send(id2, "close_stdout", "{}", 60_000, Box::new(move |o| {
+        let _ = tx2.send(o);
+    }))
     .expect("sent");
-    let outcome = tokio::time::timeout(Duration::from_secs(10), rx)
-        .await
-        .expect("settles")
-        .expect("completed");
-    assert!(
-        matches!(outcome, Err(LaneError::Closed { ref detail }) if detail.contains("stdout")),
-        "{outcome:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "failed fast, not at the 60 s timeout"
-    );
+    let outcome = tokio::time::timeout(Duration::from_secs(10), rx).await.expect("settles").expect("completed");
+    assert!(matches!(outcome, Err(LaneError::Closed { ref detail }) if detail.contains("stdout")), "{outcome:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "failed fast, not at the 60 s timeout");
     assert!(lane.is_closed());
     let mut transport = reader.await.expect("reader ends");
     let _ = transport.close().await;
@@ -231,12 +170,8 @@ async fn a_server_closing_its_stdout_fails_pending_requests_at_once() {
 #[tokio::test]
 async fn shutdown_ends_the_servers_grandchildren_too() {
     let (lane, writer, reader) = start();
-    let answer = request(&lane, "spawn_grandchild", "{}", 10_000)
-        .await
-        .expect("answered");
-    let pid: i32 = serde_json::from_str::<serde_json::Value>(&answer).expect("json")["pid"]
-        .as_i64()
-        .expect("pid") as i32;
+    let answer = request(&lane, "spawn_grandchild", "{}", 10_000).await.expect("answered");
+    let pid: i32 = serde_json::from_str::<serde_json::Value>(&answer).expect("json")["pid"].as_i64().expect("pid") as i32;
     // SAFETY: signal 0 only checks that the process exists.
     assert_eq!(unsafe { libc::kill(pid, 0) }, 0, "grandchild running");
     writer.close().await; // stdin EOF: the responder exits, its stdout ends
@@ -270,28 +205,13 @@ impl mastra_mcp_native::core::events::EventSink for Collect {
 
 /// The Python SDK fixture server (2026-07-28) over a pipe transport, with the lane's envelope
 /// set or not. The venv comes from `node scripts/python-venv.mjs` (npm test provides it first).
-fn start_python_sdk(
-    envelope: Option<Envelope>,
-) -> (
-    Arc<Lane>,
-    Arc<Collect>,
-    PipeTransport<tokio::process::ChildStdout>,
-) {
+fn start_python_sdk(envelope: Option<Envelope>) -> (Arc<Lane>, Arc<Collect>, PipeTransport<tokio::process::ChildStdout>) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join("target/py-venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `node scripts/python-venv.mjs` first",
-        python.display()
-    );
+    assert!(python.exists(), "{} is missing: run `node scripts/python-venv.mjs` first", python.display());
     let spec = StdioSpec {
         command: python.display().to_string(),
-        args: vec![
-            root.join("__test__/fixtures/python/server.py")
-                .display()
-                .to_string(),
-            "stdio".into(),
-        ],
+        args: vec![root.join("__test__/fixtures/python/server.py").display().to_string(), "stdio".into()],
         env: BTreeMap::new(),
         inherit_default_env: true,
         cwd: None,
@@ -319,36 +239,18 @@ fn modern_envelope(log_level: Option<&str>) -> Envelope {
     .expect("envelope")
 }
 
-async fn request_with_meta(
-    lane: &Lane,
-    method: &str,
-    params: &str,
-    meta: Option<&str>,
-) -> LaneOutcome {
+async fn request_with_meta(lane: &Lane, method: &str, params: &str, meta: Option<&str>) -> LaneOutcome {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send_with_meta(
-        id,
-        method,
-        params,
-        meta,
-        20_000,
-        Box::new(move |o| {
-            let _ = tx.send(o);
-        }),
-    )
+    lane.send_with_meta(id, method, params, meta, 20_000, Box::new(move |o| {
+        let _ = tx.send(o);
+    }))
     .expect("sent");
-    tokio::time::timeout(Duration::from_secs(30), rx)
-        .await
-        .expect("settles")
-        .expect("completed once")
+    tokio::time::timeout(Duration::from_secs(30), rx).await.expect("settles").expect("completed once")
 }
 
 /// Keeps reading the transport (as rmcp's service loop would) until `work` is done.
-async fn while_reading<T>(
-    transport: &mut PipeTransport<tokio::process::ChildStdout>,
-    work: impl std::future::Future<Output = T>,
-) -> T {
+async fn while_reading<T>(transport: &mut PipeTransport<tokio::process::ChildStdout>, work: impl std::future::Future<Output = T>) -> T {
     tokio::pin!(work);
     loop {
         tokio::select! {
@@ -361,89 +263,34 @@ async fn while_reading<T>(
 #[tokio::test]
 async fn a_2026_07_28_server_answers_lane_requests_that_carry_the_envelope() {
     let (lane, sink, mut transport) = start_python_sdk(Some(modern_envelope(Some("warning"))));
-    let echo = while_reading(
-        &mut transport,
-        request_with_meta(
-            &lane,
-            "tools/call",
-            r#"{"name":"echo","arguments":{"message":"hi"}}"#,
-            None,
-        ),
-    )
-    .await;
-    assert!(
-        echo.as_ref().is_ok_and(|r| r.contains("Echo: hi")),
-        "{echo:?}"
-    );
+    let echo = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"echo","arguments":{"message":"hi"}}"#, None)).await;
+    assert!(echo.as_ref().is_ok_and(|r| r.contains("Echo: hi")), "{echo:?}");
 
     // The caller's `_meta` rides along: progress comes back with the caller's token.
     let counted = while_reading(
         &mut transport,
-        request_with_meta(
-            &lane,
-            "tools/call",
-            r#"{"name":"count","arguments":{"steps":2}}"#,
-            Some(r#"{"progressToken":"tok-1"}"#),
-        ),
+        request_with_meta(&lane, "tools/call", r#"{"name":"count","arguments":{"steps":2}}"#, Some(r#"{"progressToken":"tok-1"}"#)),
     )
     .await;
-    assert!(
-        counted.as_ref().is_ok_and(|r| r.contains("counted to 2")),
-        "{counted:?}"
-    );
+    assert!(counted.as_ref().is_ok_and(|r| r.contains("counted to 2")), "{counted:?}");
 
     // Server logs come at and above the level the envelope asks for, and only those.
-    let chatter = while_reading(
-        &mut transport,
-        request_with_meta(
-            &lane,
-            "tools/call",
-            r#"{"name":"chatter","arguments":{}}"#,
-            None,
-        ),
-    )
-    .await;
-    assert!(
-        chatter.as_ref().is_ok_and(|r| r.contains("chattered")),
-        "{chatter:?}"
-    );
+    let chatter = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"chatter","arguments":{}}"#, None)).await;
+    assert!(chatter.as_ref().is_ok_and(|r| r.contains("chattered")), "{chatter:?}");
     let events = sink.0.lock().map(|e| e.clone()).unwrap_or_default();
-    let progress: Vec<_> = events
-        .iter()
-        .filter(|e| e.kind == EventKind::Progress)
-        .map(|e| e.payload["progressToken"].clone())
-        .collect();
+    let progress: Vec<_> = events.iter().filter(|e| e.kind == EventKind::Progress).map(|e| e.payload["progressToken"].clone()).collect();
     assert_eq!(progress, vec![serde_json::json!("tok-1"); 2]);
-    let levels: Vec<_> = events
-        .iter()
-        .filter(|e| e.kind == EventKind::ServerLog)
-        .map(|e| e.payload["level"].clone())
-        .collect();
-    assert_eq!(
-        levels,
-        vec![serde_json::json!("warning"), serde_json::json!("error")]
-    );
+    let levels: Vec<_> = events.iter().filter(|e| e.kind == EventKind::ServerLog).map(|e| e.payload["level"].clone()).collect();
+    assert_eq!(levels, vec![serde_json::json!("warning"), serde_json::json!("error")]);
     let _ = transport.close().await;
 }
 
 #[tokio::test]
 async fn without_the_envelope_a_2026_07_28_server_does_not_run_the_call() {
     let (lane, _sink, mut transport) = start_python_sdk(None);
-    let outcome = while_reading(
-        &mut transport,
-        request_with_meta(
-            &lane,
-            "tools/call",
-            r#"{"name":"echo","arguments":{"message":"hi"}}"#,
-            None,
-        ),
-    )
-    .await;
+    let outcome = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"echo","arguments":{"message":"hi"}}"#, None)).await;
     // The server refuses the request itself (no envelope: no protocol version, no client info);
     // an answer of any other kind, a crash or a timeout is a failure of this test.
-    assert!(
-        matches!(outcome, Err(LaneError::Rpc { code: -32602, .. })),
-        "the server refused the request unrun: {outcome:?}"
-    );
+    assert!(matches!(outcome, Err(LaneError::Rpc { code: -32602, .. })), "the server refused the request unrun: {outcome:?}");
     let _ = transport.close().await;
 }

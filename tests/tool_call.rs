@@ -14,19 +14,9 @@ use mastra_mcp_native::core::{Connection, ErrorKind, Registry};
 use serde_json::{json, Value};
 
 fn registry() -> Registry {
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/__test__/fixtures/stdio-server.mjs"
-    );
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixtures/stdio-server.mjs");
     let ports = HostPorts::reqwest().expect("reqwest backend");
-    Registry::new(
-        &json!({ "fx": { "command": "node", "args": [fixture] } }),
-        None,
-        Arc::new(NullSink),
-        None,
-        &ports,
-    )
-    .expect("registry")
+    Registry::new(&json!({ "fx": { "command": "node", "args": [fixture] } }), None, Arc::new(NullSink), None, &ports).expect("registry")
 }
 
 async fn connected(registry: &Registry) -> Arc<Connection> {
@@ -42,31 +32,17 @@ async fn connected(registry: &Registry) -> Arc<Connection> {
 }
 
 fn direct(name: &str, args: Value, id: u32) -> DirectCall {
-    DirectCall {
-        server: "fx".into(),
-        name: name.into(),
-        args_json: args.to_string(),
-        meta: Default::default(),
-        observed: false,
-        id,
-    }
+    DirectCall { server: "fx".into(), name: name.into(), args_json: args.to_string(), meta: Default::default(), observed: false, id }
 }
 
 /// Starts a direct call; its settlement (a follow-up awaited) arrives on the receiver.
-fn start(
-    conn: &Arc<Connection>,
-    calls: &Arc<CallTable>,
-    call: DirectCall,
-) -> tokio::sync::oneshot::Receiver<Settlement> {
+fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, call: DirectCall) -> tokio::sync::oneshot::Receiver<Settlement> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let settled = move |settled: Settled| match settled {
         Settled::Done(s) => drop(tx.send(s)),
         Settled::FollowUp(f) => drop(tokio::spawn(async move { drop(tx.send(f.await)) })),
     };
-    assert!(
-        tool_call::start(conn, calls, call, settled).expect("valid arguments"),
-        "written on the lane"
-    );
+    assert!(tool_call::start(conn, calls, call, settled).expect("valid arguments"), "written on the lane");
     rx
 }
 
@@ -98,20 +74,11 @@ async fn a_direct_call_is_cancelled_by_id_and_on_disconnect() {
     calls.cancel(1, "user pressed stop");
     let error = parsed(&cancelled.await.expect("settled").expect_err("cancelled"));
     assert_eq!(error["code"], "ABORTED");
-    assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("user pressed stop"),
-        "{error}"
-    );
+    assert!(error["message"].as_str().unwrap().starts_with("user pressed stop"), "{error}");
     calls.cancel(1, "again");
     calls.drain(DISCONNECTED);
     let error = parsed(&drained.await.expect("settled").expect_err("drained"));
-    assert!(
-        error["message"].as_str().unwrap().starts_with(DISCONNECTED),
-        "{error}"
-    );
+    assert!(error["message"].as_str().unwrap().starts_with(DISCONNECTED), "{error}");
     assert_eq!(calls.len(), (0, 0));
     registry.disconnect_all().await;
 }
@@ -121,22 +88,10 @@ async fn invalid_argument_text_is_the_cores_error_and_nothing_is_sent() {
     let registry = registry();
     let conn = connected(&registry).await;
     let calls = Arc::new(CallTable::default());
-    let e = tool_call::start(
-        &conn,
-        &calls,
-        direct("slow", json!(null), 1).with_args("{not json"),
-        |_| panic!("never settles"),
-    )
-    .expect_err("refused");
+    let e = tool_call::start(&conn, &calls, direct("slow", json!(null), 1).with_args("{not json"), |_| panic!("never settles"))
+        .expect_err("refused");
     assert_eq!(e.kind, ErrorKind::InvalidArguments);
-    assert!(
-        e.to_json()["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("Invalid arguments for tool slow on server fx"),
-        "{}",
-        e.to_json()
-    );
+    assert!(e.to_json()["message"].as_str().unwrap().starts_with("Invalid arguments for tool slow on server fx"), "{}", e.to_json());
     assert_eq!(calls.len(), (0, 0));
     registry.disconnect_all().await;
 }
@@ -146,18 +101,8 @@ async fn the_async_path_registers_its_call_until_it_settles() {
     let registry = registry();
     let conn = registry.get("fx").expect("configured");
     let calls = Arc::new(CallTable::default());
-    let options = CallOptions {
-        call_id: Some(9),
-        ..CallOptions::default()
-    };
-    let call = tool_call::call(
-        &conn,
-        &calls,
-        "slow".into(),
-        Some(json!({ "ms": 5000 })),
-        options,
-        false,
-    );
+    let options = CallOptions { call_id: Some(9), ..CallOptions::default() };
+    let call = tool_call::call(&conn, &calls, "slow".into(), Some(json!({ "ms": 5000 })), options, false);
     let canceller = async {
         while calls.len().0 == 0 {
             tokio::time::sleep(Duration::from_millis(5)).await;

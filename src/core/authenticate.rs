@@ -13,19 +13,14 @@ use super::connection::Connection;
 use super::error::{ErrorKind, McpError, Result};
 
 /// How long `authenticate` waits for the user when the caller gives no timeout.
-const DEFAULT_TIMEOUT: Duration =
-    Duration::from_millis(super::config::DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS);
+const DEFAULT_TIMEOUT: Duration = Duration::from_millis(super::config::DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS);
 
 impl Connection {
     /// Runs the interactive OAuth flow: a loopback callback server on the provider's redirect
     /// URL (or the next free port), a connect that triggers `redirectToAuthorization` when no
     /// valid tokens exist, the wait for the browser's callback (bounded by `timeout`), the token
     /// exchange, and the final connect. Stored valid tokens finish without a browser step.
-    pub async fn authenticate(
-        &self,
-        timeout: Option<Duration>,
-        cancel: CancellationToken,
-    ) -> Result<()> {
+    pub async fn authenticate(&self, timeout: Option<Duration>, cancel: CancellationToken) -> Result<()> {
         let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
         let name = self.name().to_string();
         let session = self.oauth().cloned().ok_or_else(|| {
@@ -50,13 +45,7 @@ impl Connection {
                     format!("Cannot authenticate MCP server {name}: the provider's redirect URL must be a loopback address, got {origin}."),
                 )
             })?;
-        let cancelled = || {
-            McpError::new(
-                ErrorKind::Aborted,
-                &name,
-                format!("Authentication for MCP server {name} was cancelled."),
-            )
-        };
+        let cancelled = || McpError::new(ErrorKind::Aborted, &name, format!("Authentication for MCP server {name} was cancelled."));
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
@@ -65,30 +54,18 @@ impl Connection {
         let server: OnceLock<CallbackServer> = OnceLock::new();
         let flow = async {
             let provider = session.provider();
-            let _pinned = provider
-                .begin_authorization_session(&config)
-                .await
-                .map_err(failed)?;
+            let _pinned = provider.begin_authorization_session(&config).await.map_err(failed)?;
             // A callback for an earlier authorization (a link the user opened before) must not
             // complete this one.
             session.clear_pending();
-            let started =
-                CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell())
-                    .await
-                    .map_err(failed)?;
+            let started = CallbackServer::start_with_state_cell(&redirect, session.pending_state_cell()).await.map_err(failed)?;
             let server = server.get_or_init(|| started);
             // From here a cancellation closes the callback server, as `@mastra/mcp`'s does: the
             // flow ends as a wait for the code that the closed server never gives.
             waiting.store(true, Ordering::SeqCst);
             let bound = server.url.to_string();
-            let candidates: Vec<String> = callback_candidates(&redirect)
-                .iter()
-                .map(|u| u.to_string())
-                .collect();
-            provider
-                .apply_resolved_redirect_url(&bound, &candidates)
-                .await
-                .map_err(failed)?;
+            let candidates: Vec<String> = callback_candidates(&redirect).iter().map(|u| u.to_string()).collect();
+            provider.apply_resolved_redirect_url(&bound, &candidates).await.map_err(failed)?;
             // A stored client registered for another redirect URL cannot be used with this one.
             let stored = provider.client_information().await.map_err(failed)?;
             let registered_here = stored
@@ -97,21 +74,14 @@ impl Connection {
                 .and_then(Value::as_array)
                 .is_none_or(|uris| uris.iter().any(|u| u.as_str() == Some(bound.as_str())));
             if !registered_here {
-                provider
-                    .invalidate_credentials("client")
-                    .await
-                    .map_err(failed)?;
+                provider.invalidate_credentials("client").await.map_err(failed)?;
             }
             if let Some(refusal) = session.take_refusal() {
                 // A request (not the connect) was refused: authorize again, now that the
                 // callback server listens.
                 session.retry_refusal(refusal).await.map_err(|e| match e {
-                    BeginError::Policy { id, message } => {
-                        McpError::new(ErrorKind::Policy(id), &name, message)
-                    }
-                    BeginError::Failed(message) => {
-                        failed(format!("authorization could not start: {message}"))
-                    }
+                    BeginError::Policy { id, message } => McpError::new(ErrorKind::Policy(id), &name, message),
+                    BeginError::Failed(message) => failed(format!("authorization could not start: {message}")),
                 })?;
             } else {
                 self.disconnect().await;
@@ -153,11 +123,7 @@ impl Connection {
     pub async fn finish_auth(&self, code_or_callback_url: &str, iss: Option<&str>) -> Result<()> {
         let name = self.name().to_string();
         let pending = || {
-            McpError::new(
-                ErrorKind::InvalidState,
-                &name,
-                "No OAuth authorization is pending for this server. Call connect() first.",
-            )
+            McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.")
         };
         let session = self.oauth().cloned().ok_or_else(pending)?;
         let expected_state = session.pending_state().ok_or_else(pending)?;
@@ -177,48 +143,25 @@ impl Connection {
 /// The callback of `finishAuth`: a URL's `code`, `state` and `iss`, or a bare code for the pending
 /// state; with `iss` given apart (2.0's `finishAuth(code, iss)`), a bare code takes it (a URL keeps
 /// its own).
-fn callback_from(
-    code_or_callback_url: &str,
-    iss: Option<&str>,
-    pending_state: String,
-) -> super::auth::callback::Callback {
+fn callback_from(code_or_callback_url: &str, iss: Option<&str>, pending_state: String) -> super::auth::callback::Callback {
     use super::auth::callback::Callback;
     if let Some(iss) = iss.filter(|_| !has_scheme(code_or_callback_url)) {
-        return Callback {
-            code: code_or_callback_url.to_string(),
-            state: pending_state,
-            iss: Some(iss.to_string()),
-        };
+        return Callback { code: code_or_callback_url.to_string(), state: pending_state, iss: Some(iss.to_string()) };
     }
     if let Ok(url) = url::Url::parse(code_or_callback_url) {
-        let param = |key: &str| {
-            url.query_pairs()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.into_owned())
-        };
+        let param = |key: &str| url.query_pairs().find(|(k, _)| k == key).map(|(_, v)| v.into_owned());
         if let Some(code) = param("code") {
-            return Callback {
-                code,
-                state: param("state").unwrap_or(pending_state),
-                iss: param("iss"),
-            };
+            return Callback { code, state: param("state").unwrap_or(pending_state), iss: param("iss") };
         }
     }
-    Callback {
-        code: code_or_callback_url.to_string(),
-        state: pending_state,
-        iss: None,
-    }
+    Callback { code: code_or_callback_url.to_string(), state: pending_state, iss: None }
 }
 
 /// Whether `text` starts as a URL does (`scheme:`, RFC 3986): then it is read as the callback URL.
 fn has_scheme(text: &str) -> bool {
     let scheme_len = text.find(':').unwrap_or(0);
     let scheme = &text[..scheme_len];
-    scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+    scheme.starts_with(|c: char| c.is_ascii_alphabetic()) && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
 }
 
 /// `localhost`, `[::1]` / `::1`, or `127.d.d.d`.
@@ -237,24 +180,14 @@ mod tests {
 
     #[test]
     fn a_callback_url_gives_code_state_and_iss() {
-        let c = callback_from(
-            "http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fas.example",
-            None,
-            "pending".into(),
-        );
-        assert_eq!(
-            (c.code.as_str(), c.state.as_str(), c.iss.as_deref()),
-            ("abc", "s1", Some("https://as.example"))
-        );
+        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fas.example", None, "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("abc", "s1", Some("https://as.example")));
     }
 
     #[test]
     fn a_bare_code_uses_the_pending_state() {
         let c = callback_from("abc", None, "pending".into());
-        assert_eq!(
-            (c.code.as_str(), c.state.as_str(), c.iss),
-            ("abc", "pending", None)
-        );
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss), ("abc", "pending", None));
     }
 
     #[test]
@@ -266,29 +199,15 @@ mod tests {
     #[test]
     fn an_iss_given_apart_goes_with_a_bare_code() {
         let c = callback_from("a+b/c=", Some("https://as.example"), "pending".into());
-        assert_eq!(
-            (c.code.as_str(), c.state.as_str(), c.iss.as_deref()),
-            ("a+b/c=", "pending", Some("https://as.example"))
-        );
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("a+b/c=", "pending", Some("https://as.example")));
     }
 
     #[test]
     fn a_callback_url_keeps_its_own_iss() {
-        let c = callback_from(
-            "http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fmine",
-            Some("https://other"),
-            "pending".into(),
-        );
-        assert_eq!(
-            (c.code.as_str(), c.state.as_str(), c.iss.as_deref()),
-            ("abc", "s1", Some("https://mine"))
-        );
+        let c = callback_from("http://127.0.0.1:5/cb?code=abc&state=s1&iss=https%3A%2F%2Fmine", Some("https://other"), "pending".into());
+        assert_eq!((c.code.as_str(), c.state.as_str(), c.iss.as_deref()), ("abc", "s1", Some("https://mine")));
         let c = callback_from("urn:x", Some("https://other"), "pending".into());
-        assert_eq!(
-            (c.code.as_str(), c.iss),
-            ("urn:x", None),
-            "a scheme makes it a URL, as the face's check did"
-        );
+        assert_eq!((c.code.as_str(), c.iss), ("urn:x", None), "a scheme makes it a URL, as the face's check did");
     }
 
     #[test]

@@ -54,14 +54,8 @@ impl CallTable {
 
     /// Runs `op` with the abort of a call registered under `id` (`None`: not abortable), and
     /// settles the call when it ends.
-    pub async fn run<F: std::future::Future>(
-        &self,
-        id: Option<u32>,
-        op: impl FnOnce(Abort) -> F,
-    ) -> F::Output {
-        let Some(id) = id else {
-            return op(Abort::default()).await;
-        };
+    pub async fn run<F: std::future::Future>(&self, id: Option<u32>, op: impl FnOnce(Abort) -> F) -> F::Output {
+        let Some(id) = id else { return op(Abort::default()).await };
         let output = op(self.register(id)).await;
         self.settle(id);
         output
@@ -94,11 +88,7 @@ impl CallTable {
     /// existed), the returned token is cancelled.
     pub fn hand_over(&self, id: u32) -> Abort {
         let abort = self.register(id);
-        if !self
-            .direct
-            .lock()
-            .is_ok_and(|mut d| d.remove(&id).is_some())
-        {
+        if !self.direct.lock().is_ok_and(|mut d| d.remove(&id).is_some()) {
             abort.token.cancel();
         }
         abort
@@ -123,19 +113,11 @@ impl CallTable {
     /// Aborts every call in flight (`disconnect()`): the direct calls first, then the async ones
     /// (see the module comment).
     pub fn drain(&self, reason: &str) {
-        let direct: Vec<(Arc<Lane>, u64)> = self
-            .direct
-            .lock()
-            .map(|mut d| d.drain().map(|(_, v)| v).collect())
-            .unwrap_or_default();
+        let direct: Vec<(Arc<Lane>, u64)> = self.direct.lock().map(|mut d| d.drain().map(|(_, v)| v).collect()).unwrap_or_default();
         for (lane, lane_id) in direct {
             lane.cancel(lane_id, reason);
         }
-        let pending: Vec<Abort> = self
-            .pending
-            .lock()
-            .map(|mut p| p.drain().map(|(_, v)| v).collect())
-            .unwrap_or_default();
+        let pending: Vec<Abort> = self.pending.lock().map(|mut p| p.drain().map(|(_, v)| v).collect()).unwrap_or_default();
         for abort in pending {
             abort.fire(reason);
         }
@@ -143,10 +125,7 @@ impl CallTable {
 
     /// How many calls are in flight: (async, direct).
     pub fn len(&self) -> (usize, usize) {
-        (
-            self.pending.lock().map(|p| p.len()).unwrap_or(0),
-            self.direct.lock().map(|d| d.len()).unwrap_or(0),
-        )
+        (self.pending.lock().map(|p| p.len()).unwrap_or(0), self.direct.lock().map(|d| d.len()).unwrap_or(0))
     }
 }
 

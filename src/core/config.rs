@@ -126,15 +126,10 @@ impl ServerConfig {
             _ => spec,
         };
         let spec = match obj.get("serverLogLevel").filter(|v| !v.is_null()) {
-            Some(v) if !v.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) => {
-                Err(McpError::invalid_config(
-                    name,
-                    format!(
-                        "Server \"{name}\": serverLogLevel must be one of {}; got {v}",
-                        LOG_LEVELS.join(", ")
-                    ),
-                ))
-            }
+            Some(v) if !v.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) => Err(McpError::invalid_config(
+                name,
+                format!("Server \"{name}\": serverLogLevel must be one of {}; got {v}", LOG_LEVELS.join(", ")),
+            )),
             _ => spec,
         };
         let (tool_filter, spec) = match tool_filter_of(name, obj.get("tools")) {
@@ -149,23 +144,10 @@ impl ServerConfig {
                 .get("enableServerLogs")
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
-            prefer_tasks: obj
-                .get("preferTasks")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            server_log_level: obj
-                .get("serverLogLevel")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            client_version: obj
-                .get("clientVersion")
-                .and_then(Value::as_str)
-                .filter(|v| !v.is_empty())
-                .map(str::to_string),
-            elicitation: obj
-                .get("elicitation")
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
+            prefer_tasks: obj.get("preferTasks").and_then(Value::as_bool).unwrap_or(false),
+            server_log_level: obj.get("serverLogLevel").and_then(Value::as_str).map(str::to_string),
+            client_version: obj.get("clientVersion").and_then(Value::as_str).filter(|v| !v.is_empty()).map(str::to_string),
+            elicitation: obj.get("elicitation").and_then(Value::as_bool).unwrap_or(false)
                 || obj
                     .get("capabilities")
                     .and_then(|c| c.get("elicitation"))
@@ -180,10 +162,7 @@ impl ServerConfig {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
-            protocol_version: obj
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            protocol_version: obj.get("protocolVersion").and_then(Value::as_str).map(str::to_string),
             tool_filter,
             reset_timeout_on_progress: obj.get("resetTimeoutOnProgress").and_then(Value::as_bool),
             max_total_timeout_ms: obj.get("maxTotalTimeout").and_then(positive_ms),
@@ -195,18 +174,11 @@ impl ServerConfig {
     /// its deadline to now + `timeout_ms` (`resetTimeoutOnProgress`, on by default whenever progress
     /// is tracked), never past that from its start; `None` when progress moves nothing.
     /// `call_max_total_ms`: a bound given for this one call, over the server's.
-    pub fn progress_bound(
-        &self,
-        timeout_ms: u64,
-        tracks_progress: bool,
-        call_max_total_ms: Option<u64>,
-    ) -> Option<u64> {
+    pub fn progress_bound(&self, timeout_ms: u64, tracks_progress: bool, call_max_total_ms: Option<u64>) -> Option<u64> {
         if !tracks_progress || !self.reset_timeout_on_progress.unwrap_or(true) {
             return None;
         }
-        let max = call_max_total_ms
-            .or(self.max_total_timeout_ms)
-            .unwrap_or_else(|| timeout_ms.saturating_mul(MAX_TOTAL_TIMEOUT_FACTOR));
+        let max = call_max_total_ms.or(self.max_total_timeout_ms).unwrap_or_else(|| timeout_ms.saturating_mul(MAX_TOTAL_TIMEOUT_FACTOR));
         // Never shorter than the timeout: a call without progress keeps that bound.
         Some(max.max(timeout_ms).min(MAX_TIMEOUT_MS))
     }
@@ -219,9 +191,7 @@ impl ServerConfig {
 
 /// `tools: { include?: string[], exclude?: string[] }` of a server definition.
 fn tool_filter_of(name: &str, tools: Option<&Value>) -> Result<ToolFilter> {
-    let Some(tools) = tools.filter(|v| !v.is_null()) else {
-        return Ok(ToolFilter::default());
-    };
+    let Some(tools) = tools.filter(|v| !v.is_null()) else { return Ok(ToolFilter::default()) };
     let bad = |field: &str| {
         McpError::invalid_config(name, format!("Server \"{name}\": tools.{field} must be an array of strings (tool names, `*` matching any run of characters)"))
     };
@@ -231,45 +201,20 @@ fn tool_filter_of(name: &str, tools: Option<&Value>) -> Result<ToolFilter> {
     let list = |field: &str| -> Result<Option<Vec<String>>> {
         match obj.get(field).filter(|v| !v.is_null()) {
             None => Ok(None),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|i| i.as_str().map(str::to_string).ok_or_else(|| bad(field)))
-                .collect::<Result<Vec<_>>>()
-                .map(Some),
+            Some(Value::Array(items)) => items.iter().map(|i| i.as_str().map(str::to_string).ok_or_else(|| bad(field))).collect::<Result<Vec<_>>>().map(Some),
             Some(_) => Err(bad(field)),
         }
     };
-    Ok(ToolFilter {
-        include: list("include")?,
-        exclude: list("exclude")?.unwrap_or_default(),
-    })
+    Ok(ToolFilter { include: list("include")?, exclude: list("exclude")?.unwrap_or_default() })
 }
 
 /// The MCP log levels, lowest first.
-const LOG_LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
+const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /// `protocolVersion`: `'auto'`, the stateless revision, `'legacy'` (the handshake, as
 /// `@mastra/mcp` 2.0 spells it) or a revision of the handshake.
 fn valid_protocol_version(v: &str) -> bool {
-    matches!(
-        v,
-        "auto"
-            | "2026-07-28"
-            | "legacy"
-            | "2025-11-25"
-            | "2025-06-18"
-            | "2025-03-26"
-            | "2024-11-05"
-    )
+    matches!(v, "auto" | "2026-07-28" | "legacy" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05")
 }
 
 /// Longest wait we represent (about 34 years): larger timeouts are clamped, so that deadlines
@@ -286,11 +231,7 @@ fn positive_ms(v: &Value) -> Option<u64> {
 }
 
 fn parse_spec(name: &str, obj: &Map<String, Value>) -> Result<ServerSpec> {
-    if let Some(options) = obj
-        .get("unsupported")
-        .and_then(Value::as_array)
-        .filter(|a| !a.is_empty())
-    {
+    if let Some(options) = obj.get("unsupported").and_then(Value::as_array).filter(|a| !a.is_empty()) {
         let names: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
         return Err(McpError::invalid_config(
             name,
@@ -373,30 +314,11 @@ fn parse_stdio(name: &str, obj: &Map<String, Value>) -> Result<StdioSpec> {
             "inherit" => StderrMode::Inherit,
             "pipe" | "overlapped" => StderrMode::Pipe,
             "ignore" => StderrMode::Ignore,
-            _ => {
-                return Err(field_error(
-                    name,
-                    "stderr",
-                    "\"inherit\", \"pipe\" or \"ignore\"",
-                ))
-            }
+            _ => return Err(field_error(name, "stderr", "\"inherit\", \"pipe\" or \"ignore\"")),
         },
-        Some(_) => {
-            return Err(field_error(
-                name,
-                "stderr",
-                "\"inherit\", \"pipe\" or \"ignore\"",
-            ))
-        }
+        Some(_) => return Err(field_error(name, "stderr", "\"inherit\", \"pipe\" or \"ignore\"")),
     };
-    Ok(StdioSpec {
-        command,
-        args,
-        env,
-        inherit_default_env,
-        cwd,
-        stderr,
-    })
+    Ok(StdioSpec { command, args, env, inherit_default_env, cwd, stderr })
 }
 
 fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
@@ -422,13 +344,7 @@ fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
             .iter()
             .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
             .collect(),
-        Some(_) => {
-            return Err(field_error(
-                name,
-                "requestInit.headers",
-                "an object of strings",
-            ))
-        }
+        Some(_) => return Err(field_error(name, "requestInit.headers", "an object of strings")),
     };
     let connect_timeout_ms = obj
         .get("connectTimeout")
@@ -439,34 +355,14 @@ fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
         Some(Value::Array(items)) => Some(
             items
                 .iter()
-                .map(|h| {
-                    h.as_str().map(str::to_string).ok_or_else(|| {
-                        field_error(name, "allowedHosts", "an array of host strings")
-                    })
-                })
+                .map(|h| h.as_str().map(str::to_string).ok_or_else(|| field_error(name, "allowedHosts", "an array of host strings")))
                 .collect::<Result<Vec<_>>>()?,
         ),
-        Some(_) => {
-            return Err(field_error(
-                name,
-                "allowedHosts",
-                "an array of host strings",
-            ))
-        }
+        Some(_) => return Err(field_error(name, "allowedHosts", "an array of host strings")),
     };
-    let custom_fetch = obj
-        .get("customFetch")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let custom_fetch = obj.get("customFetch").and_then(Value::as_bool).unwrap_or(false);
     let oauth = obj.get("oauth").and_then(Value::as_bool).unwrap_or(false);
-    Ok(HttpSpec {
-        url,
-        headers,
-        connect_timeout_ms,
-        allowed_hosts,
-        custom_fetch,
-        oauth,
-    })
+    Ok(HttpSpec { url, headers, connect_timeout_ms, allowed_hosts, custom_fetch, oauth })
 }
 
 #[cfg(test)]
@@ -475,10 +371,7 @@ mod tests {
     use serde_json::json;
 
     fn err_of(def: Value) -> String {
-        ServerConfig::from_json("srv", &def)
-            .spec
-            .unwrap_err()
-            .message
+        ServerConfig::from_json("srv", &def).spec.unwrap_err().message
     }
 
     #[test]
@@ -505,10 +398,7 @@ mod tests {
         assert!(err_of(json!({"url": "not a url"})).contains("not a valid URL"));
         assert!(err_of(json!({"url": "ftp://x/y"})).contains("http or https"));
         assert!(err_of(json!("nope")).contains("must be an object"));
-        assert!(
-            err_of(json!({"url": "http://h/mcp", "unsupported": ["allowedHosts"]}))
-                .contains("allowedHosts")
-        );
+        assert!(err_of(json!({"url": "http://h/mcp", "unsupported": ["allowedHosts"]})).contains("allowedHosts"));
     }
 
     #[test]
@@ -518,9 +408,7 @@ mod tests {
             &json!({"command": "node", "args": ["a", 1], "env": {"K": "v", "N": null},
                     "inheritDefaultEnv": false, "cwd": "/tmp", "stderr": "pipe", "timeout": 1500}),
         );
-        let ServerSpec::Stdio(s) = cfg.spec().unwrap() else {
-            panic!("not stdio")
-        };
+        let ServerSpec::Stdio(s) = cfg.spec().unwrap() else { panic!("not stdio") };
         assert_eq!(s.args, vec!["a", "1"]);
         assert_eq!(s.env.get("K").map(String::as_str), Some("v"));
         assert!(!s.env.contains_key("N"));
@@ -534,26 +422,14 @@ mod tests {
 
     #[test]
     fn http_definition_defaults_connect_timeout() {
-        let cfg = ServerConfig::from_json(
-            "h",
-            &json!({"url": "http://127.0.0.1:9/mcp", "headers": {"X-A": "1"}}),
-        );
-        let ServerSpec::Http(h) = cfg.spec().unwrap() else {
-            panic!("not http")
-        };
+        let cfg = ServerConfig::from_json("h", &json!({"url": "http://127.0.0.1:9/mcp", "headers": {"X-A": "1"}}));
+        let ServerSpec::Http(h) = cfg.spec().unwrap() else { panic!("not http") };
         assert_eq!(h.connect_timeout_ms, DEFAULT_CONNECT_TIMEOUT_MS);
         assert_eq!(h.headers, vec![("X-A".to_string(), "1".to_string())]);
         assert_eq!(h.allowed_hosts, None);
-        let cfg = ServerConfig::from_json(
-            "h",
-            &json!({"url": "http://127.0.0.1:9/mcp", "allowedHosts": []}),
-        );
-        let ServerSpec::Http(h) = cfg.spec().unwrap() else {
-            panic!("not http")
-        };
+        let cfg = ServerConfig::from_json("h", &json!({"url": "http://127.0.0.1:9/mcp", "allowedHosts": []}));
+        let ServerSpec::Http(h) = cfg.spec().unwrap() else { panic!("not http") };
         assert_eq!(h.allowed_hosts, Some(vec![]));
-        assert!(
-            err_of(json!({"url": "http://h/", "allowedHosts": "h"})).contains("\"allowedHosts\"")
-        );
+        assert!(err_of(json!({"url": "http://h/", "allowedHosts": "h"})).contains("\"allowedHosts\""));
     }
 }

@@ -33,10 +33,7 @@ pub fn with_trace_text(mut text: String, trace: Option<&Trace>) -> String {
 
 /// `value` (an object) with its `trace` member.
 pub fn with_trace(mut value: Value, trace: Option<&Trace>) -> Value {
-    if let (Some(trace), Some(object)) = (
-        trace.and_then(|t| serde_json::to_value(t).ok()),
-        value.as_object_mut(),
-    ) {
+    if let (Some(trace), Some(object)) = (trace.and_then(|t| serde_json::to_value(t).ok()), value.as_object_mut()) {
         object.insert("trace".into(), trace);
     }
     value
@@ -78,12 +75,7 @@ pub fn trace_or_error(traced: Traced<()>) -> std::result::Result<Option<Value>, 
 /// `notifications/cancelled` the lane wrote when the call was cancelled or timed out.
 pub fn lane_trace(id: u64, outcome: &LaneOutcome) -> Trace {
     let mut trace = Trace::sent(format!("n{id}"));
-    if matches!(
-        outcome,
-        Err(LaneError::Cancelled { .. }
-            | LaneError::Timeout { .. }
-            | LaneError::TotalTimeout { .. })
-    ) {
+    if matches!(outcome, Err(LaneError::Cancelled { .. } | LaneError::Timeout { .. } | LaneError::TotalTimeout { .. })) {
         let now = observe::now_ms();
         trace.steps.push(Step {
             method: "notifications/cancelled",
@@ -102,32 +94,18 @@ pub fn lane_trace(id: u64, outcome: &LaneOutcome) -> Trace {
 pub fn call_result(server: &str, traced: Traced<Value>) -> std::result::Result<String, String> {
     let (result, trace) = traced;
     match result {
-        Ok(result) => Ok(with_trace_text(
-            shape_call_result(server, result).to_string(),
-            trace.as_ref(),
-        )),
+        Ok(result) => Ok(with_trace_text(shape_call_result(server, result).to_string(), trace.as_ref())),
         Err(e) => Err(error_json(&e, trace.as_ref())),
     }
 }
 
 /// A direct call's answer from the lane, as `call_result` reads one of the async path
 /// (`observed`: with its trace).
-pub fn lane_call_result(
-    server: &str,
-    lane_id: u64,
-    outcome: LaneOutcome,
-    observed: bool,
-) -> std::result::Result<String, String> {
+pub fn lane_call_result(server: &str, lane_id: u64, outcome: LaneOutcome, observed: bool) -> std::result::Result<String, String> {
     let trace = observed.then(|| lane_trace(lane_id, &outcome));
     match outcome {
-        Ok(raw) => Ok(with_trace_text(
-            shape_call_result_text(server, &raw),
-            trace.as_ref(),
-        )),
-        Err(e) => Err(error_json(
-            &lane_error(server, "tools/call", e),
-            trace.as_ref(),
-        )),
+        Ok(raw) => Ok(with_trace_text(shape_call_result_text(server, &raw), trace.as_ref())),
+        Err(e) => Err(error_json(&lane_error(server, "tools/call", e), trace.as_ref())),
     }
 }
 
@@ -163,13 +141,8 @@ pub fn outcomes_text(outcomes: Vec<ServerOutcome<Traced<String>>>) -> String {
             Err(e) => (Err(e), None),
         };
         let entry = match result {
-            Ok(value) => format!(
-                "{{\"server\":{server},\"ok\":true,\"durationMs\":{duration},\"value\":{value}}}"
-            ),
-            Err(e) => format!(
-                "{{\"server\":{server},\"ok\":false,\"durationMs\":{duration},\"error\":{}}}",
-                e.to_json()
-            ),
+            Ok(value) => format!("{{\"server\":{server},\"ok\":true,\"durationMs\":{duration},\"value\":{value}}}"),
+            Err(e) => format!("{{\"server\":{server},\"ok\":false,\"durationMs\":{duration},\"error\":{}}}", e.to_json()),
         };
         out.push_str(&with_trace_text(entry, trace.as_ref()));
     }
@@ -187,9 +160,7 @@ pub fn tool_listing(info: &Value, epoch: u64, tools_key: &str, tools_text: &str)
     if out.len() > 1 {
         out.push(',');
     }
-    out.push_str(&format!(
-        "\"epoch\":{epoch},\"toolsKey\":\"{tools_key}\",\"tools\":"
-    ));
+    out.push_str(&format!("\"epoch\":{epoch},\"toolsKey\":\"{tools_key}\",\"tools\":"));
     out.push_str(tools_text);
     out.push('}');
     out

@@ -185,33 +185,12 @@ mod tests {
 
     #[test]
     fn every_user_message_names_the_server_once_and_keeps_the_code() {
-        let e = McpError::rpc(
-            "weather",
-            -32602,
-            "MCP error -32602: Unknown tool: nope",
-            None,
-        );
-        assert_eq!(
-            e.to_json()["message"],
-            "MCP error -32602: Unknown tool: nope (MCP server weather)"
-        );
-        assert_eq!(
-            e.to_json()["detail"],
-            "MCP error -32602: Unknown tool: nope"
-        );
-        let named = McpError::new(
-            ErrorKind::Timeout,
-            "w",
-            "Request timed out after 5 ms (tools/call on server w)",
-        );
+        let e = McpError::rpc("weather", -32602, "MCP error -32602: Unknown tool: nope", None);
+        assert_eq!(e.to_json()["message"], "MCP error -32602: Unknown tool: nope (MCP server weather)");
+        assert_eq!(e.to_json()["detail"], "MCP error -32602: Unknown tool: nope");
+        let named = McpError::new(ErrorKind::Timeout, "w", "Request timed out after 5 ms (tools/call on server w)");
         assert_eq!(named.user_message(), named.message);
-        assert_eq!(
-            McpError::unknown_server("w").user_message(),
-            "Server configuration not found for name: w"
-        );
-        assert_eq!(
-            McpError::new(ErrorKind::ConnectFailed, "", "x").user_message(),
-            "x"
-        );
+        assert_eq!(McpError::unknown_server("w").user_message(), "Server configuration not found for name: w");
+        assert_eq!(McpError::new(ErrorKind::ConnectFailed, "", "x").user_message(), "x");
     }
 }

@@ -59,13 +59,7 @@ pub trait EventSink: Send + Sync + 'static {
 /// implementation tells the user's handler so (the JS face aborts the handler's `signal`).
 /// `id` is the request's, unique in the process (`asking::ask` allocates it).
 pub trait ElicitationResponder: Send + Sync + 'static {
-    fn respond(
-        &self,
-        server: String,
-        key: String,
-        id: u32,
-        params: Value,
-    ) -> BoxFuture<'static, Result<Value, String>>;
+    fn respond(&self, server: String, key: String, id: u32, params: Value) -> BoxFuture<'static, Result<Value, String>>;
 
     /// The core stopped waiting for request `id` (its bound ran out, `reason` says so): tells the
     /// user's handler before the wait is dropped (the face aborts its `signal` with a `TimeoutError`).

@@ -20,9 +20,5 @@ use super::{listen, tasks, tool_cache};
 
 /// The hooks every connection carries, in the order they run.
 pub fn layers() -> Vec<Arc<dyn Layer>> {
-    vec![
-        Arc::new(tasks::extension::Hook),
-        Arc::new(tool_cache::Hook),
-        Arc::new(listen::Hook),
-    ]
+    vec![Arc::new(tasks::extension::Hook), Arc::new(tool_cache::Hook), Arc::new(listen::Hook)]
 }

@@ -29,12 +29,7 @@ pub fn hand_over(conn: &Connection, context: u32, first: LaneOutcome) {
 
 /// The handed-over first answer for `context`, once.
 pub fn take_handed_over(conn: &Connection, context: u32) -> Option<LaneOutcome> {
-    conn.slots()
-        .peek::<HandedOver>()?
-        .0
-        .lock()
-        .ok()
-        .and_then(|mut h| h.remove(&context))
+    conn.slots().peek::<HandedOver>()?.0.lock().ok().and_then(|mut h| h.remove(&context))
 }
 
 /// The JSON-RPC code of a task tool's refusal of a plain call (and of unknown methods).
@@ -45,13 +40,8 @@ const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// Whether the async path must take over from this first answer.
 pub fn needs_follow_up(outcome: &LaneOutcome) -> bool {
     match outcome {
-        Ok(raw) => {
-            result_types(raw).any(|t| t != Some("complete"))
-                || (raw.contains("\"isError\"") && raw.contains("-32601"))
-        }
-        Err(LaneError::Rpc { code, .. }) => {
-            matches!(*code, METHOD_NOT_FOUND | MISSING_REQUIRED_CLIENT_CAPABILITY)
-        }
+        Ok(raw) => result_types(raw).any(|t| t != Some("complete")) || (raw.contains("\"isError\"") && raw.contains("-32601")),
+        Err(LaneError::Rpc { code, .. }) => matches!(*code, METHOD_NOT_FOUND | MISSING_REQUIRED_CLIENT_CAPABILITY),
         Err(_) => false,
     }
 }
@@ -60,11 +50,7 @@ pub fn needs_follow_up(outcome: &LaneOutcome) -> bool {
 fn result_types(raw: &str) -> impl Iterator<Item = Option<&str>> {
     const KEY: &str = "\"resultType\"";
     raw.match_indices(KEY).map(|(at, _)| {
-        let rest = raw[at + KEY.len()..]
-            .trim_start()
-            .strip_prefix(':')?
-            .trim_start()
-            .strip_prefix('"')?;
+        let rest = raw[at + KEY.len()..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
         let end = rest.find(['"', '\\'])?;
         (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
     })
@@ -80,58 +66,30 @@ mod tests {
 
     #[test]
     fn plain_and_complete_results_are_final() {
-        assert!(!needs_follow_up(&ok(
-            r#"{"content":[{"type":"text","text":"Echo: hi"}]}"#
-        )));
-        assert!(!needs_follow_up(&ok(
-            r#"{"content":[],"resultType":"complete"}"#
-        )));
-        assert!(!needs_follow_up(&ok(
-            r#"{"content":[], "resultType" : "complete" }"#
-        )));
-        assert!(!needs_follow_up(&ok(
-            r#"{"content":[{"type":"text","text":"say \"resultType\""}]}"#
-        )));
-        assert!(!needs_follow_up(&ok(
-            r#"{"isError":true,"content":[{"type":"text","text":"disk full"}]}"#
-        )));
+        assert!(!needs_follow_up(&ok(r#"{"content":[{"type":"text","text":"Echo: hi"}]}"#)));
+        assert!(!needs_follow_up(&ok(r#"{"content":[],"resultType":"complete"}"#)));
+        assert!(!needs_follow_up(&ok(r#"{"content":[], "resultType" : "complete" }"#)));
+        assert!(!needs_follow_up(&ok(r#"{"content":[{"type":"text","text":"say \"resultType\""}]}"#)));
+        assert!(!needs_follow_up(&ok(r#"{"isError":true,"content":[{"type":"text","text":"disk full"}]}"#)));
     }
 
     #[test]
     fn input_required_and_other_result_types_are_followed_up() {
-        assert!(needs_follow_up(&ok(
-            r#"{"resultType":"input_required","inputRequests":{}}"#
-        )));
-        assert!(needs_follow_up(&ok(
-            r#"{"resultType": "task","task":{"taskId":"a"}}"#
-        )));
+        assert!(needs_follow_up(&ok(r#"{"resultType":"input_required","inputRequests":{}}"#)));
+        assert!(needs_follow_up(&ok(r#"{"resultType": "task","task":{"taskId":"a"}}"#)));
         assert!(needs_follow_up(&ok(r#"{"resultType":7}"#)));
     }
 
     #[test]
     fn task_refusals_are_followed_up_and_other_errors_are_final() {
-        let refusal = LaneError::Rpc {
-            code: -32601,
-            message: "Tool t requires task augmentation".into(),
-            data: None,
-        };
+        let refusal = LaneError::Rpc { code: -32601, message: "Tool t requires task augmentation".into(), data: None };
         assert!(needs_follow_up(&Err(refusal)));
         let text = r#"{"isError":true,"content":[{"type":"text","text":"MCP error -32601: requires task augmentation"}]}"#;
         assert!(needs_follow_up(&ok(text)));
-        let missing = LaneError::Rpc {
-            code: -32021,
-            message: "Missing required client capability".into(),
-            data: None,
-        };
+        let missing = LaneError::Rpc { code: -32021, message: "Missing required client capability".into(), data: None };
         assert!(needs_follow_up(&Err(missing)));
-        assert!(!needs_follow_up(&Err(LaneError::Rpc {
-            code: -32602,
-            message: "bad".into(),
-            data: None
-        })));
+        assert!(!needs_follow_up(&Err(LaneError::Rpc { code: -32602, message: "bad".into(), data: None })));
         assert!(!needs_follow_up(&Err(LaneError::Timeout { after_ms: 5 })));
-        assert!(!needs_follow_up(&Err(LaneError::Cancelled {
-            reason: "stop".into()
-        })));
+        assert!(!needs_follow_up(&Err(LaneError::Cancelled { reason: "stop".into() })));
     }
 }

@@ -33,10 +33,7 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// Whether `capabilities` (either side's) declare the Tasks extension.
 pub fn declares_tasks_extension(capabilities: &Value) -> bool {
-    capabilities
-        .get("extensions")
-        .and_then(|e| e.get(TASKS_EXTENSION))
-        .is_some_and(Value::is_object)
+    capabilities.get("extensions").and_then(|e| e.get(TASKS_EXTENSION)).is_some_and(Value::is_object)
 }
 
 /// Adds the Tasks extension to client `capabilities`.
@@ -111,36 +108,21 @@ impl HandlerShared {
         let Some(responder) = self.responder.clone() else {
             return Err(format!("Server {} asked for input (elicitation/create) but no elicitation handler is registered", self.server));
         };
-        let bound = asking::bound(
-            self.request_timeout_ms,
-            self.input_handler.load(Ordering::SeqCst),
-        );
+        let bound = asking::bound(self.request_timeout_ms, self.input_handler.load(Ordering::SeqCst));
         asking::ask(&*responder, &self.server, key, params, bound).await
     }
 
     /// The state of a server's handlers before its first session, from its configuration.
-    pub fn from_config(
-        config: &ServerConfig,
-        sink: Arc<dyn EventSink>,
-        responder: Option<Arc<dyn ElicitationResponder>>,
-    ) -> Self {
+    pub fn from_config(config: &ServerConfig, sink: Arc<dyn EventSink>, responder: Option<Arc<dyn ElicitationResponder>>) -> Self {
         HandlerShared {
             server: config.name.clone(),
-            client_version: config
-                .client_version
-                .clone()
-                .unwrap_or_else(|| "1.0.0".to_string()),
+            client_version: config.client_version.clone().unwrap_or_else(|| "1.0.0".to_string()),
             sink,
             responder,
             enable_server_logs: config.enable_server_logs,
-            server_log_level: config
-                .server_log_level
-                .clone()
-                .unwrap_or_else(|| SERVER_LOG_LEVEL.to_string()),
+            server_log_level: config.server_log_level.clone().unwrap_or_else(|| SERVER_LOG_LEVEL.to_string()),
             elicitation: AtomicBool::new(config.elicitation),
-            request_timeout_ms: config
-                .timeout_ms
-                .unwrap_or(super::config::DEFAULT_REQUEST_TIMEOUT_MS),
+            request_timeout_ms: config.timeout_ms.unwrap_or(super::config::DEFAULT_REQUEST_TIMEOUT_MS),
             input_handler: AtomicBool::new(false),
             user_capabilities: config.capabilities.clone(),
             roots: Mutex::new(config.roots.clone()),
@@ -154,9 +136,7 @@ impl HandlerShared {
             legacy_era: AtomicBool::new(false),
             modern_era: AtomicBool::new(false),
             endpoint: match &config.spec {
-                Ok(crate::core::config::ServerSpec::Http(spec)) => {
-                    Some(spec.url.as_str().to_string())
-                }
+                Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.as_str().to_string()),
                 _ => None,
             },
             last_discover: Mutex::new(None),
@@ -170,9 +150,7 @@ impl HandlerShared {
     pub fn note_stderr(&self, chunk: &[u8]) {
         const KEEP_BYTES: usize = 500;
         const KEEP_LINES: usize = 3;
-        let Ok(mut tail) = self.stderr_tail.lock() else {
-            return;
-        };
+        let Ok(mut tail) = self.stderr_tail.lock() else { return };
         tail.push_str(&String::from_utf8_lossy(chunk));
         let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
         let mut kept = lines[lines.len().saturating_sub(KEEP_LINES)..].join(" | ");
@@ -214,40 +192,24 @@ impl HandlerShared {
 
     /// The server's last stderr lines, one line (`""` when it wrote none).
     pub fn last_words(&self) -> String {
-        self.stderr_tail
-            .lock()
-            .map(|t| {
-                t.lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            })
-            .unwrap_or_default()
+        self.stderr_tail.lock().map(|t| t.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ")).unwrap_or_default()
     }
 
     /// The lowest server log level a 2026-07-28 request asks for (`_meta`
     /// `io.modelcontextprotocol/logLevel`), when server logs are wanted: `serverLogLevel`, by
     /// default `info` (as `@mastra/mcp` 2.0 asks; the client never sends `logging/setLevel`).
     pub fn server_log_level(&self) -> Option<&str> {
-        self.enable_server_logs
-            .then_some(self.server_log_level.as_str())
+        self.enable_server_logs.then_some(self.server_log_level.as_str())
     }
 
     pub(crate) fn emit(&self, kind: EventKind, payload: Value) {
-        self.sink.emit(ServerEvent {
-            server: self.server.clone(),
-            kind,
-            payload,
-        });
+        self.sink.emit(ServerEvent { server: self.server.clone(), kind, payload });
     }
 
     pub fn diagnostic(&self, level: &str, message: impl Into<String>) {
         let message = message.into();
         tracing::debug!(server = %self.server, level, "{message}");
-        self.emit(
-            EventKind::Diagnostic,
-            json!({ "level": level, "message": message }),
-        );
+        self.emit(EventKind::Diagnostic, json!({ "level": level, "message": message }));
     }
 
     /// Routes one server notification to the sink. Called by the transport in arrival order
@@ -257,12 +219,7 @@ impl HandlerShared {
             ServerNotification::ProgressNotification(n) => {
                 let mut payload = to_json(&n.params);
                 let key = payload["progressToken"].to_string();
-                if let Some(user_token) = self
-                    .progress_aliases
-                    .lock()
-                    .ok()
-                    .and_then(|a| a.get(&key).cloned())
-                {
+                if let Some(user_token) = self.progress_aliases.lock().ok().and_then(|a| a.get(&key).cloned()) {
                     payload["progressToken"] = user_token;
                 }
                 self.emit(EventKind::Progress, payload);
@@ -301,10 +258,7 @@ impl HandlerShared {
         }
         if self.advertise_roots {
             let mut roots = json!({ "listChanged": true });
-            if let (Some(r), Some(user)) = (
-                roots.as_object_mut(),
-                caps.get("roots").and_then(Value::as_object),
-            ) {
+            if let (Some(r), Some(user)) = (roots.as_object_mut(), caps.get("roots").and_then(Value::as_object)) {
                 r.extend(user.clone());
             }
             caps.insert("roots".into(), roots);
@@ -323,10 +277,7 @@ pub fn with_schema_defaults(mut answer: Value, schema: Option<&Value>) -> Value 
     if answer.get("action").and_then(Value::as_str) != Some("accept") {
         return answer;
     }
-    let Some(properties) = schema
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
-    else {
+    let Some(properties) = schema.and_then(|s| s.get("properties")).and_then(Value::as_object) else {
         return answer;
     };
     let Some(object) = answer.as_object_mut() else {
@@ -358,11 +309,7 @@ impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // A pinned handshake revision is asked for as is.
         let version = match self.shared.pinned_version.as_deref() {
-            Some(v)
-                if v != MODERN_PROTOCOL_VERSION && v.starts_with(|c: char| c.is_ascii_digit()) =>
-            {
-                v
-            }
+            Some(v) if v != MODERN_PROTOCOL_VERSION && v.starts_with(|c: char| c.is_ascii_digit()) => v,
             _ => PROTOCOL_VERSION,
         };
         let info = json!({
@@ -387,11 +334,7 @@ impl ClientHandler for Handler {
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         if self.shared.responder.is_none() {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "Method not found",
-                None,
-            ));
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None));
         }
         // The server's request id is the key (as `@mastra/mcp` 2.0 hands it to `inputRequests`);
         // the server's `notifications/cancelled` (or the session's end) drops the user's wait.
@@ -418,19 +361,9 @@ impl ClientHandler for Handler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let roots = self
-            .shared
-            .roots
-            .lock()
-            .map(|r| r.clone())
-            .unwrap_or_default();
-        serde_json::from_value(json!({ "roots": roots })).map_err(|e| {
-            ErrorData::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("invalid roots: {e}"),
-                None,
-            )
-        })
+        let roots = self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default();
+        serde_json::from_value(json!({ "roots": roots }))
+            .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("invalid roots: {e}"), None))
     }
 }
 
@@ -449,33 +382,21 @@ mod tests {
 
     #[test]
     fn accept_gets_defaults_for_omitted_fields_only() {
-        let out = with_schema_defaults(
-            json!({ "action": "accept", "content": { "name": "Grace" } }),
-            Some(&schema()),
-        );
-        assert_eq!(
-            out,
-            json!({ "action": "accept", "content": { "name": "Grace", "age": 36 } })
-        );
+        let out = with_schema_defaults(json!({ "action": "accept", "content": { "name": "Grace" } }), Some(&schema()));
+        assert_eq!(out, json!({ "action": "accept", "content": { "name": "Grace", "age": 36 } }));
     }
 
     #[test]
     fn accept_without_content_gets_all_defaults() {
         let out = with_schema_defaults(json!({ "action": "accept" }), Some(&schema()));
-        assert_eq!(
-            out,
-            json!({ "action": "accept", "content": { "name": "Ada", "age": 36 } })
-        );
+        assert_eq!(out, json!({ "action": "accept", "content": { "name": "Ada", "age": 36 } }));
     }
 
     #[test]
     fn decline_and_cancel_are_untouched() {
         for action in ["decline", "cancel"] {
             let answer = json!({ "action": action });
-            assert_eq!(
-                with_schema_defaults(answer.clone(), Some(&schema())),
-                answer
-            );
+            assert_eq!(with_schema_defaults(answer.clone(), Some(&schema())), answer);
         }
     }
 }

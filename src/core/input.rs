@@ -29,11 +29,7 @@ impl InputRequired {
             return None;
         }
         Some(InputRequired {
-            requests: result
-                .get("inputRequests")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
+            requests: result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default(),
             state: result.get("requestState").filter(|s| !s.is_null()).cloned(),
         })
     }
@@ -53,24 +49,12 @@ impl InputRequired {
 
 /// Sends a request, answering the server's input requests (2026-07-28 `input_required`
 /// results) and sending it again with the answers, as often as the server asks (bounded).
-pub async fn request(
-    conn: &Connection,
-    method: &str,
-    params: Value,
-    options: RequestOptions,
-) -> Result<Value> {
+pub async fn request(conn: &Connection, method: &str, params: Value, options: RequestOptions) -> Result<Value> {
     let mut params = params;
     for _ in 0..MAX_ROUNDS {
         let raw = request_once(conn, method, params.clone(), options.clone()).await?;
         let result: Value = serde_json::from_str(&raw).map_err(|e| {
-            McpError::new(
-                ErrorKind::InvalidResponse,
-                conn.name(),
-                format!(
-                    "{method} failed on server {}: invalid result ({e})",
-                    conn.name()
-                ),
-            )
+            McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("{method} failed on server {}: invalid result ({e})", conn.name()))
         })?;
         let Some(input) = InputRequired::parse(&result) else {
             let mut result = result;
@@ -88,60 +72,35 @@ pub async fn request(
     Err(McpError::new(
         ErrorKind::InvalidResponse,
         conn.name(),
-        format!(
-            "Server {} asked for input more than {} times ({method})",
-            conn.name(),
-            MAX_ROUNDS
-        ),
+        format!("Server {} asked for input more than {} times ({method})", conn.name(), MAX_ROUNDS),
     ))
 }
 
 /// One round: the connection's request path, unless the lane handed this call's first answer
 /// over (`follow_up::hand_over`), which is then its answer (never sent twice). Only a plain call
 /// takes it: a 2025-11-25 task call is another request than the one answered.
-async fn request_once(
-    conn: &Connection,
-    method: &str,
-    params: Value,
-    options: RequestOptions,
-) -> Result<String> {
+async fn request_once(conn: &Connection, method: &str, params: Value, options: RequestOptions) -> Result<String> {
     let plain_call = method == "tools/call" && params.get("task").is_none();
-    if let Some(first) = options
-        .context
-        .filter(|_| plain_call)
-        .and_then(|c| take_handed_over(conn, c))
-    {
+    if let Some(first) = options.context.filter(|_| plain_call).and_then(|c| take_handed_over(conn, c)) {
         return first.map_err(|e| lane_error(conn.name(), method, e));
     }
     conn.request_raw(method, params, options).await
 }
 
 /// Answers every embedded request, or says (for the user) why one cannot be answered.
-pub async fn answer(
-    shared: &HandlerShared,
-    input: &InputRequired,
-) -> std::result::Result<Map<String, Value>, String> {
+pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> std::result::Result<Map<String, Value>, String> {
     let server = &shared.server;
     let mut responses = Map::new();
     for (key, request) in &input.requests {
-        let method = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
         let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
         let response = match method {
             "elicitation/create" => {
                 let answer = shared.ask_user(key, params.clone()).await?;
                 with_schema_defaults(answer, params.get("requestedSchema"))
             }
-            "roots/list" => {
-                json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() })
-            }
-            other => {
-                return Err(format!(
-                    "Server {server} asked for input this client does not provide ({other})"
-                ))
-            }
+            "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
+            other => return Err(format!("Server {server} asked for input this client does not provide ({other})")),
         };
         responses.insert(key.clone(), response);
     }
@@ -168,9 +127,6 @@ mod tests {
         assert_eq!(params["inputResponses"]["a"]["action"], "decline");
         assert_eq!(params["name"], "t");
         assert_eq!(InputRequired::parse(&json!({ "content": [] })), None);
-        assert_eq!(
-            InputRequired::parse(&json!({ "resultType": "complete" })),
-            None
-        );
+        assert_eq!(InputRequired::parse(&json!({ "resultType": "complete" })), None);
     }
 }

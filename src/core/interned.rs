@@ -26,22 +26,14 @@ const MIN_SWEEP_AT: usize = 64;
 
 fn table() -> &'static Mutex<Table> {
     static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        Mutex::new(Table {
-            entries: HashMap::new(),
-            sweep_at: MIN_SWEEP_AT,
-        })
-    })
+    TABLE.get_or_init(|| Mutex::new(Table { entries: HashMap::new(), sweep_at: MIN_SWEEP_AT }))
 }
 
 /// The shared copy of `text`: the one alive for the same bytes, else `text` itself, now shared.
 pub fn intern(text: String) -> Interned {
     let key: Arc<str> = schema_key(&text).into();
     let Ok(mut table) = table().lock() else {
-        return Interned {
-            key,
-            text: text.into(),
-        };
+        return Interned { key, text: text.into() };
     };
     if let Some(live) = table.entries.get(&key).and_then(Weak::upgrade) {
         return Interned { key, text: live };
@@ -82,19 +74,12 @@ mod tests {
         let first = intern("[\"gone\"]".to_string());
         let weak = Arc::downgrade(&first.text);
         drop(first);
-        assert!(
-            weak.upgrade().is_none(),
-            "the table holds no strong reference"
-        );
+        assert!(weak.upgrade().is_none(), "the table holds no strong reference");
         // Many distinct texts, each dropped at once: the table stays bounded by the live ones.
         for i in 0..10_000 {
             drop(intern(format!("[{i}]")));
         }
-        assert!(
-            table_len() < 4 * MIN_SWEEP_AT,
-            "dead entries are swept ({} left)",
-            table_len()
-        );
+        assert!(table_len() < 4 * MIN_SWEEP_AT, "dead entries are swept ({} left)", table_len());
         // A text held again after its last holder went is a fresh copy with the same key.
         let again = intern("[\"gone\"]".to_string());
         assert_eq!(&*again.text, "[\"gone\"]");

@@ -11,32 +11,11 @@ use std::path::{Path, PathBuf};
 /// Longest a core source file may be.
 const MAX_LINES: usize = 500;
 /// The feature layers (and their registry) the connection must not name.
-const FEATURES: &[&str] = &[
-    "tasks",
-    "input",
-    "listen",
-    "tool_cache",
-    "era",
-    "lists",
-    "follow_up",
-    "features",
-    "registry",
-];
+const FEATURES: &[&str] = &["tasks", "input", "listen", "tool_cache", "era", "lists", "follow_up", "features", "registry"];
 
 /// The segments before the `/` of a JSON-RPC method of MCP (`tools/call`, `notifications/…`).
 const METHOD_HEADS: &[&str] = &[
-    "tools",
-    "resources",
-    "prompts",
-    "notifications",
-    "tasks",
-    "completion",
-    "logging",
-    "roots",
-    "sampling",
-    "elicitation",
-    "subscriptions",
-    "server",
+    "tools", "resources", "prompts", "notifications", "tasks", "completion", "logging", "roots", "sampling", "elicitation", "subscriptions", "server",
 ];
 /// JSON-RPC methods of MCP without a `/`.
 const BARE_METHODS: &[&str] = &["initialize", "ping"];
@@ -44,10 +23,7 @@ const BARE_METHODS: &[&str] = &["initialize", "ping"];
 /// Every `.rs` file under `src/<dir>`, sorted.
 fn rust_files(dir: &str) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir)
-            .expect("the source folder is readable")
-            .flatten()
-        {
+        for entry in std::fs::read_dir(dir).expect("the source folder is readable").flatten() {
             let path = entry.path();
             if path.is_dir() {
                 walk(&path, out);
@@ -57,10 +33,7 @@ fn rust_files(dir: &str) -> Vec<PathBuf> {
         }
     }
     let mut files = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir),
-        &mut files,
-    );
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir), &mut files);
     files.sort();
     files
 }
@@ -72,14 +45,8 @@ fn core_files() -> Vec<(Vec<String>, PathBuf)> {
     rust_files("core")
         .into_iter()
         .map(|path| {
-            let rel = path
-                .strip_prefix(&root)
-                .expect("under src/core")
-                .with_extension("");
-            let mut module: Vec<String> = rel
-                .iter()
-                .map(|s| s.to_string_lossy().into_owned())
-                .collect();
+            let rel = path.strip_prefix(&root).expect("under src/core").with_extension("");
+            let mut module: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
             if module.last().is_some_and(|m| m == "mod") {
                 module.pop();
             }
@@ -122,9 +89,7 @@ fn scan(source: &str) -> (String, Vec<String>) {
         } else if c == 'r' && matches!(next, Some('"' | '#')) && (i == 0 || !ident(chars[i - 1])) {
             let hashes = chars[i + 1..].iter().take_while(|&&h| h == '#').count();
             i += 1 + hashes + 1;
-            let close: String = std::iter::once('"')
-                .chain(std::iter::repeat('#').take(hashes))
-                .collect();
+            let close: String = std::iter::once('"').chain(std::iter::repeat('#').take(hashes)).collect();
             let start = i;
             while i < chars.len() && !chars[i..].iter().collect::<String>().starts_with(&close) {
                 i += 1;
@@ -158,10 +123,7 @@ fn scan(source: &str) -> (String, Vec<String>) {
 }
 
 fn identifiers(code: &str) -> BTreeSet<String> {
-    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
 /// The top-level core modules that `code` (of the module `module`) names: through
@@ -215,10 +177,7 @@ fn named_modules(module: &[String], code: &str) -> BTreeSet<String> {
             vec![rest]
         };
         for item in first_level {
-            let name: String = item
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
+            let name: String = item.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             if !name.is_empty() {
                 named.insert(name);
             }
@@ -230,10 +189,7 @@ fn named_modules(module: &[String], code: &str) -> BTreeSet<String> {
 /// Which top-level modules name which, over all of `src/core`.
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     let files = core_files();
-    let tops: BTreeSet<String> = files
-        .iter()
-        .filter_map(|(m, _)| m.first().cloned())
-        .collect();
+    let tops: BTreeSet<String> = files.iter().filter_map(|(m, _)| m.first().cloned()).collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (module, path) in &files {
         let Some(top) = module.first() else { continue };
@@ -261,18 +217,13 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> 
         }
         seen
     };
-    let reach: BTreeMap<&String, BTreeSet<String>> =
-        graph.keys().map(|m| (m, reaches(m))).collect();
+    let reach: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|m| (m, reaches(m))).collect();
     let mut found: Vec<BTreeSet<String>> = Vec::new();
     for (m, r) in &reach {
         if !r.contains(*m) {
             continue;
         }
-        let part: BTreeSet<String> = r
-            .iter()
-            .filter(|o| reach.get(o).is_some_and(|back| back.contains(*m)))
-            .cloned()
-            .collect();
+        let part: BTreeSet<String> = r.iter().filter(|o| reach.get(o).is_some_and(|back| back.contains(*m))).cloned().collect();
         if !found.contains(&part) {
             found.push(part);
         }
@@ -282,52 +233,28 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> 
 
 #[test]
 fn the_connection_names_no_feature_above_it() {
-    for (module, path) in core_files()
-        .iter()
-        .filter(|(m, _)| m.first().is_some_and(|t| t == "connection"))
-    {
+    for (module, path) in core_files().iter().filter(|(m, _)| m.first().is_some_and(|t| t == "connection")) {
         let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
-        let named: Vec<&str> = FEATURES
-            .iter()
-            .copied()
-            .filter(|f| identifiers(&code).contains(*f))
-            .collect();
+        let named: Vec<&str> = FEATURES.iter().copied().filter(|f| identifiers(&code).contains(*f)).collect();
         assert!(named.is_empty(), "core::{} names the feature layer(s) {named:?}: features sit above the connection and hook it through `connection::Layer`", module.join("::"));
     }
 }
 
 #[test]
 fn transports_know_nothing_of_authorization() {
-    for (module, path) in core_files()
-        .iter()
-        .filter(|(m, _)| m.first().is_some_and(|t| t == "transport"))
-    {
+    for (module, path) in core_files().iter().filter(|(m, _)| m.first().is_some_and(|t| t == "transport")) {
         let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
         let ids = identifiers(&code);
-        let named: Vec<&String> = ids
-            .iter()
-            .filter(|i| *i == "auth" || i.to_ascii_lowercase().contains("oauth"))
-            .collect();
-        assert!(
-            named.is_empty(),
-            "core::{} names {named:?}: a transport hands challenges up raw, `auth/` reads them",
-            module.join("::")
-        );
+        let named: Vec<&String> = ids.iter().filter(|i| *i == "auth" || i.to_ascii_lowercase().contains("oauth")).collect();
+        assert!(named.is_empty(), "core::{} names {named:?}: a transport hands challenges up raw, `auth/` reads them", module.join("::"));
     }
 }
 
 #[test]
 fn no_core_file_is_over_500_lines() {
     for (_, path) in core_files() {
-        let lines = std::fs::read_to_string(&path)
-            .expect("readable source")
-            .lines()
-            .count();
-        assert!(
-            lines <= MAX_LINES,
-            "{} has {lines} lines (at most {MAX_LINES}): split it along its responsibilities",
-            path.display()
-        );
+        let lines = std::fs::read_to_string(&path).expect("readable source").lines().count();
+        assert!(lines <= MAX_LINES, "{} has {lines} lines (at most {MAX_LINES}): split it along its responsibilities", path.display());
     }
 }
 
@@ -335,11 +262,7 @@ fn no_core_file_is_over_500_lines() {
 fn methods_named(literal: &str) -> Vec<String> {
     literal
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '/' || c == '_'))
-        .filter(|w| {
-            BARE_METHODS.contains(w)
-                || w.split_once('/')
-                    .is_some_and(|(head, rest)| METHOD_HEADS.contains(&head) && !rest.is_empty())
-        })
+        .filter(|w| BARE_METHODS.contains(w) || w.split_once('/').is_some_and(|(head, rest)| METHOD_HEADS.contains(&head) && !rest.is_empty()))
         .map(str::to_string)
         .collect()
 }
@@ -349,11 +272,7 @@ fn error_codes_named(code: &str) -> Vec<String> {
     identifiers(code)
         .into_iter()
         .map(|w| w.replace('_', ""))
-        .filter(|w| {
-            w.len() == 5
-                && w.chars().all(|c| c.is_ascii_digit())
-                && (w.starts_with("320") || w.starts_with("326"))
-        })
+        .filter(|w| w.len() == 5 && w.chars().all(|c| c.is_ascii_digit()) && (w.starts_with("320") || w.starts_with("326")))
         .collect::<BTreeSet<String>>()
         .into_iter()
         .collect()
@@ -362,10 +281,7 @@ fn error_codes_named(code: &str) -> Vec<String> {
 #[test]
 fn no_binding_file_is_over_500_lines() {
     for path in rust_files("node") {
-        let lines = std::fs::read_to_string(&path)
-            .expect("readable source")
-            .lines()
-            .count();
+        let lines = std::fs::read_to_string(&path).expect("readable source").lines().count();
         assert!(lines <= MAX_LINES, "{} has {lines} lines (at most {MAX_LINES}): move what is not marshalling into the core", path.display());
     }
 }
@@ -373,41 +289,21 @@ fn no_binding_file_is_over_500_lines() {
 #[test]
 fn the_binding_names_no_json_rpc_method_or_error_code() {
     let files = rust_files("node");
-    assert!(
-        files.iter().any(|p| p.ends_with("client.rs")),
-        "the scan sees src/node: {files:?}"
-    );
+    assert!(files.iter().any(|p| p.ends_with("client.rs")), "the scan sees src/node: {files:?}");
     for path in files {
         let source = std::fs::read_to_string(&path).expect("readable source");
-        let methods: Vec<String> = literals_of(&source)
-            .iter()
-            .flat_map(|l| methods_named(l))
-            .collect();
+        let methods: Vec<String> = literals_of(&source).iter().flat_map(|l| methods_named(l)).collect();
         assert!(methods.is_empty(), "{} names the JSON-RPC method(s) {methods:?}: what is sent is the core's (one core call per binding method)", path.display());
         let codes = error_codes_named(&code_of(&source));
-        assert!(
-            codes.is_empty(),
-            "{} names the JSON-RPC error code(s) {codes:?}: what a code means is the core's",
-            path.display()
-        );
+        assert!(codes.is_empty(), "{} names the JSON-RPC error code(s) {codes:?}: what a code means is the core's", path.display());
     }
 }
 
 #[test]
 fn the_binding_scan_finds_methods_and_codes() {
     let source = "let m = \"tools/call\"; // \"resources/read\"\nlet n = \"notifications/roots/list_changed\"; let p = \"initialize\";\nif code == -32601 || c == -32_000 { }\nlet ok = \"'tools' | 'prompts'\"; let u = \"https://x/tools\";";
-    let named: Vec<String> = literals_of(source)
-        .iter()
-        .flat_map(|l| methods_named(l))
-        .collect();
-    assert_eq!(
-        named,
-        [
-            "tools/call",
-            "notifications/roots/list_changed",
-            "initialize"
-        ]
-    );
+    let named: Vec<String> = literals_of(source).iter().flat_map(|l| methods_named(l)).collect();
+    assert_eq!(named, ["tools/call", "notifications/roots/list_changed", "initialize"]);
     assert_eq!(error_codes_named(&code_of(source)), ["32000", "32601"]);
     assert!(error_codes_named(&code_of("let t = 32_768; let port = 3200;")).is_empty());
 }
@@ -415,45 +311,21 @@ fn the_binding_scan_finds_methods_and_codes() {
 #[test]
 fn core_modules_import_each_other_without_a_circle() {
     let graph = module_graph();
-    assert!(
-        graph
-            .get("connection")
-            .is_some_and(|named| named.contains("open")),
-        "the import scan sees `connection` -> `open`: {graph:?}"
-    );
+    assert!(graph.get("connection").is_some_and(|named| named.contains("open")), "the import scan sees `connection` -> `open`: {graph:?}");
     let found = circles(&graph);
-    assert!(
-        found.is_empty(),
-        "import circles between core modules: {found:?} (graph: {graph:?})"
-    );
+    assert!(found.is_empty(), "import circles between core modules: {found:?} (graph: {graph:?})");
 }
 
 #[test]
 fn the_scan_reads_paths_groups_and_skips_comments_and_strings() {
     let code = code_of("use super::{a, b::{c, d}};\nuse crate::core::e::F; // super::g\nlet s = \"super::h\"; let c = '\"'; use super::i;");
     let named = named_modules(&["x".to_string()], &code);
-    assert_eq!(
-        named,
-        ["a", "b", "e", "i"].iter().map(|s| s.to_string()).collect()
-    );
-    assert!(
-        named_modules(&["x".to_string(), "y".to_string()], "use super::z;").is_empty(),
-        "`super` of a submodule is its parent"
-    );
+    assert_eq!(named, ["a", "b", "e", "i"].iter().map(|s| s.to_string()).collect());
+    assert!(named_modules(&["x".to_string(), "y".to_string()], "use super::z;").is_empty(), "`super` of a submodule is its parent");
     let graph: BTreeMap<String, BTreeSet<String>> =
-        [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]
-            .iter()
-            .fold(BTreeMap::new(), |mut g, (f, t)| {
-                g.entry(f.to_string())
-                    .or_insert_with(BTreeSet::new)
-                    .insert(t.to_string());
-                g
-            });
-    assert_eq!(
-        circles(&graph),
-        vec![["a", "b", "c"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<BTreeSet<_>>()]
-    );
+        [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")].iter().fold(BTreeMap::new(), |mut g, (f, t)| {
+            g.entry(f.to_string()).or_insert_with(BTreeSet::new).insert(t.to_string());
+            g
+        });
+    assert_eq!(circles(&graph), vec![["a", "b", "c"].iter().map(|s| s.to_string()).collect::<BTreeSet<_>>()]);
 }

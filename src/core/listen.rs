@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
-use rmcp::service::RoleClient;
 use rmcp::service::Subscription;
+use rmcp::service::RoleClient;
 use rmcp::Peer;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -61,9 +61,7 @@ impl Layer for Hook {
 /// sampling): a handshake session's channel for unasked messages is then opened at once, since
 /// a server may send such a request there while one of our calls waits for it.
 fn asks_unasked(shared: &HandlerShared) -> bool {
-    shared.elicitation.load(std::sync::atomic::Ordering::SeqCst)
-        || shared.advertise_roots
-        || shared.user_capabilities.contains_key("sampling")
+    shared.elicitation.load(std::sync::atomic::Ordering::SeqCst) || shared.advertise_roots || shared.user_capabilities.contains_key("sampling")
 }
 
 /// Makes the session's `subscriptions/listen` ask for what is wanted now (2026-07-28 sessions
@@ -71,9 +69,7 @@ fn asks_unasked(shared: &HandlerShared) -> bool {
 /// stream asking for the last interest, whatever order their calls get here in.
 fn listen(conn: &Connection, live: &Live) -> Option<Acknowledged> {
     if live.is_modern() {
-        live.slots
-            .get::<Listener>()
-            .apply(live, conn.shared(), || interest(conn))
+        live.slots.get::<Listener>().apply(live, conn.shared(), || interest(conn))
     } else {
         None
     }
@@ -91,10 +87,7 @@ impl Acknowledged {
 
 /// What this server's notifications are wanted for.
 pub fn interest(conn: &Connection) -> Interest {
-    conn.slots()
-        .peek::<Wanted>()
-        .and_then(|w| w.0.lock().ok().map(|i| i.clone()))
-        .unwrap_or_default()
+    conn.slots().peek::<Wanted>().and_then(|w| w.0.lock().ok().map(|i| i.clone())).unwrap_or_default()
 }
 
 /// How long registering a handler or subscribing waits for a handshake session's channel of
@@ -105,15 +98,8 @@ const CHANNEL_OPEN_BOUND: Duration = Duration::from_secs(5);
 /// from now on (and so does every later session of this server); a handshake session's channel
 /// for them is opened if it is not yet (see `transport::listener`).
 pub async fn want_list_changes(conn: &Connection, kind: ListKind) {
-    let changed = conn
-        .slots()
-        .get::<Wanted>()
-        .0
-        .lock()
-        .is_ok_and(|mut i| i.want(kind));
-    let Some(live) = conn.try_current() else {
-        return;
-    };
+    let changed = conn.slots().get::<Wanted>().0.lock().is_ok_and(|mut i| i.want(kind));
+    let Some(live) = conn.try_current() else { return };
     if live.is_modern() {
         if changed {
             if let Some(acknowledged) = listen(conn, &live) {
@@ -146,28 +132,12 @@ async fn resource_subscription(conn: &Connection, uri: &str, subscribe: bool) ->
             // Updates come as unasked messages: their channel is open before the server is asked.
             live.open_channel(CHANNEL_OPEN_BOUND).await;
         }
-        let method = if subscribe {
-            "resources/subscribe"
-        } else {
-            "resources/unsubscribe"
-        };
-        return input::request(
-            conn,
-            method,
-            json!({ "uri": uri }),
-            RequestOptions::default(),
-        )
-        .await;
+        let method = if subscribe { "resources/subscribe" } else { "resources/unsubscribe" };
+        return input::request(conn, method, json!({ "uri": uri }), RequestOptions::default()).await;
     }
     {
         let wanted = conn.slots().get::<Wanted>();
-        let mut interest = wanted.0.lock().map_err(|_| {
-            McpError::new(
-                ErrorKind::InvalidState,
-                conn.name(),
-                "subscriptions lock poisoned",
-            )
-        })?;
+        let mut interest = wanted.0.lock().map_err(|_| McpError::new(ErrorKind::InvalidState, conn.name(), "subscriptions lock poisoned"))?;
         interest.subscribe(uri, subscribe);
     }
     if let Some(acknowledged) = listen(conn, &live) {
@@ -266,40 +236,17 @@ impl Listener {
     /// Makes the session's stream ask for `interest`: nothing happens when it already does; an
     /// empty interest closes it; otherwise a new stream replaces the old one (which is cancelled).
     /// Returns what settles once the new stream is acknowledged, if one was started.
-    pub fn apply(
-        &self,
-        live: &Live,
-        shared: &Arc<HandlerShared>,
-        wanted: impl FnOnce() -> Interest,
-    ) -> Option<Acknowledged> {
-        let Ok(mut open) = self.open.lock() else {
-            return None;
-        };
+    pub fn apply(&self, live: &Live, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) -> Option<Acknowledged> {
+        let Ok(mut open) = self.open.lock() else { return None };
         let interest = &wanted();
-        if open.as_ref().map(|o| &o.interest) == Some(interest)
-            || (open.is_none() && interest.is_empty())
-        {
+        if open.as_ref().map(|o| &o.interest) == Some(interest) || (open.is_none() && interest.is_empty()) {
             return None;
         }
         let (acked, acknowledged) = tokio::sync::watch::channel(false);
         let replacement = (!interest.is_empty()).then(|| {
-            let stream = OpenStream {
-                interest: interest.clone(),
-                stop: CancellationToken::new(),
-                told: Default::default(),
-            };
-            let control = Control {
-                stop: stream.stop.clone(),
-                told: stream.told.clone(),
-                acked,
-            };
-            start(
-                live.peer().clone(),
-                live.cancel_announcer(),
-                shared.clone(),
-                interest.filter(),
-                control,
-            );
+            let stream = OpenStream { interest: interest.clone(), stop: CancellationToken::new(), told: Default::default() };
+            let control = Control { stop: stream.stop.clone(), told: stream.told.clone(), acked };
+            start(live.peer().clone(), live.cancel_announcer(), shared.clone(), interest.filter(), control);
             stream
         });
         let started = replacement.is_some();
@@ -320,16 +267,10 @@ impl Listener {
 
 /// Ends an acknowledged subscription: rmcp's cancel, and, where rmcp only closes the stream, the
 /// server told with `notifications/cancelled` (when `tell`).
-async fn cancel(
-    mut subscription: Subscription,
-    announcer: Option<Arc<CancelAnnouncer>>,
-    tell: bool,
-) {
+async fn cancel(mut subscription: Subscription, announcer: Option<Arc<CancelAnnouncer>>, tell: bool) {
     // The server is told first: a session that is being closed may not get to rmcp's cancel.
     if let (true, Some(announcer)) = (tell, announcer) {
-        announcer
-            .announce(subscription.id(), "the subscription was replaced or closed")
-            .await;
+        announcer.announce(subscription.id(), "the subscription was replaced or closed").await;
     }
     let _ = subscription.cancel().await;
 }
@@ -343,13 +284,7 @@ struct Control {
 
 /// Opens the subscription on `peer` and drains it until `stop` fires or the subscription ends.
 /// Returns at once; the work runs on the runtime.
-fn start(
-    peer: Peer<RoleClient>,
-    announcer: Option<Arc<CancelAnnouncer>>,
-    shared: Arc<HandlerShared>,
-    filter: SubscriptionFilter,
-    control: Control,
-) {
+fn start(peer: Peer<RoleClient>, announcer: Option<Arc<CancelAnnouncer>>, shared: Arc<HandlerShared>, filter: SubscriptionFilter, control: Control) {
     let Control { stop, told, acked } = control;
     tokio::spawn(async move {
         let opened = tokio::select! {
@@ -367,10 +302,7 @@ fn start(
         let mut subscription = match opened {
             Ok(s) => s,
             Err(e) => {
-                shared.diagnostic(
-                    "debug",
-                    format!("subscriptions/listen was not accepted: {e}"),
-                );
+                shared.diagnostic("debug", format!("subscriptions/listen was not accepted: {e}"));
                 return;
             }
         };
@@ -411,9 +343,6 @@ mod tests {
         assert!(!interest.subscribe("a://1", true));
         assert!(interest.subscribe("a://1", false));
         assert!(!interest.subscribe("a://1", false));
-        assert!(
-            !interest.is_empty(),
-            "the tools handler still wants the stream"
-        );
+        assert!(!interest.is_empty(), "the tools handler still wants the stream");
     }
 }

@@ -11,37 +11,20 @@ const MAX_PAGES: usize = 1000;
 
 /// Follows `nextCursor` to the end and concatenates `key` arrays; `meta`: each page request's
 /// `_meta` (trace context).
-pub async fn list_all(
-    conn: &Connection,
-    method: &str,
-    key: &str,
-    meta: Option<&Value>,
-) -> Result<Vec<Value>> {
+pub async fn list_all(conn: &Connection, method: &str, key: &str, meta: Option<&Value>) -> Result<Vec<Value>> {
     list_all_raw(conn, method, key, meta)
         .await?
         .iter()
         .map(|item| {
             serde_json::from_str(item).map_err(|e| {
-                McpError::new(
-                    ErrorKind::InvalidResponse,
-                    conn.name(),
-                    format!(
-                        "Server {} answered {method} with an invalid item: {e}",
-                        conn.name()
-                    ),
-                )
+                McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} answered {method} with an invalid item: {e}", conn.name()))
             })
         })
         .collect()
 }
 
 /// `list_all` keeping each item as its JSON text (no tree is built for big catalogs).
-pub async fn list_all_raw(
-    conn: &Connection,
-    method: &str,
-    key: &str,
-    meta: Option<&Value>,
-) -> Result<Vec<String>> {
+pub async fn list_all_raw(conn: &Connection, method: &str, key: &str, meta: Option<&Value>) -> Result<Vec<String>> {
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
@@ -49,17 +32,10 @@ pub async fn list_all_raw(
             Some(c) => json!({ "cursor": c }),
             None => json!({}),
         };
-        let options = RequestOptions {
-            meta: meta.cloned(),
-            ..RequestOptions::default()
-        };
+        let options = RequestOptions { meta: meta.cloned(), ..RequestOptions::default() };
         let page = conn.request_raw(method, params, options).await?;
         let next = read_page(&page, key, &mut items).map_err(|why| {
-            McpError::new(
-                ErrorKind::InvalidResponse,
-                conn.name(),
-                format!("Server {} answered {method} {why}", conn.name()),
-            )
+            McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} answered {method} {why}", conn.name()))
         })?;
         match next {
             Some(next) if Some(next.as_str()) != cursor.as_deref() => cursor = Some(next),
@@ -69,31 +45,18 @@ pub async fn list_all_raw(
     Err(McpError::new(
         ErrorKind::InvalidResponse,
         conn.name(),
-        format!(
-            "Server {} paginated {method} past {MAX_PAGES} pages",
-            conn.name()
-        ),
+        format!("Server {} paginated {method} past {MAX_PAGES} pages", conn.name()),
     ))
 }
 
 /// Appends the `key` items of one list page (as JSON text) to `items`; returns `nextCursor`.
-fn read_page(
-    page: &str,
-    key: &str,
-    items: &mut Vec<String>,
-) -> std::result::Result<Option<String>, String> {
+fn read_page(page: &str, key: &str, items: &mut Vec<String>) -> std::result::Result<Option<String>, String> {
     use serde_json::value::RawValue;
-    let fields: std::collections::BTreeMap<String, &RawValue> =
-        serde_json::from_str(page).map_err(|e| format!("with an invalid page ({e})"))?;
-    let list = fields
-        .get(key)
-        .ok_or_else(|| format!("without a \"{key}\" array"))?;
-    let list: Vec<&RawValue> =
-        serde_json::from_str(list.get()).map_err(|_| format!("without a \"{key}\" array"))?;
+    let fields: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(page).map_err(|e| format!("with an invalid page ({e})"))?;
+    let list = fields.get(key).ok_or_else(|| format!("without a \"{key}\" array"))?;
+    let list: Vec<&RawValue> = serde_json::from_str(list.get()).map_err(|_| format!("without a \"{key}\" array"))?;
     items.extend(list.into_iter().map(|item| item.get().to_string()));
-    Ok(fields
-        .get("nextCursor")
-        .and_then(|c| serde_json::from_str::<String>(c.get()).ok()))
+    Ok(fields.get("nextCursor").and_then(|c| serde_json::from_str::<String>(c.get()).ok()))
 }
 
 /// The lists the face reads over all servers, every page (list policy: which request, which
@@ -123,9 +86,7 @@ impl Listing {
     pub fn parts(self) -> (&'static str, &'static str, &'static str) {
         match self {
             Listing::Resources => ("resources/list", "resources", "resources"),
-            Listing::ResourceTemplates => {
-                ("resources/templates/list", "resourceTemplates", "resources")
-            }
+            Listing::ResourceTemplates => ("resources/templates/list", "resourceTemplates", "resources"),
             Listing::Prompts => ("prompts/list", "prompts", "prompts"),
         }
     }
@@ -137,11 +98,7 @@ impl Listing {
 
 /// Every item of `listing` on `conn`: none from a server without its capability, or one that
 /// does not implement the method.
-pub async fn list_of(
-    conn: &Connection,
-    listing: Listing,
-    meta: Option<&Value>,
-) -> Result<Vec<Value>> {
+pub async fn list_of(conn: &Connection, listing: Listing, meta: Option<&Value>) -> Result<Vec<Value>> {
     let (method, key, capability) = listing.parts();
     let live = conn.ensure_connected().await?;
     if !super::connection::server_has(&live, capability) {
@@ -165,33 +122,18 @@ mod tests {
 
     #[test]
     fn the_face_names_three_listings() {
-        assert_eq!(
-            Listing::from_name("resourceTemplates").map(Listing::parts),
-            Some(("resources/templates/list", "resourceTemplates", "resources"))
-        );
-        assert_eq!(
-            Listing::from_name("prompts").map(Listing::method),
-            Some("prompts/list")
-        );
-        assert_eq!(
-            Listing::from_name("resources").map(Listing::method),
-            Some("resources/list")
-        );
+        assert_eq!(Listing::from_name("resourceTemplates").map(Listing::parts), Some(("resources/templates/list", "resourceTemplates", "resources")));
+        assert_eq!(Listing::from_name("prompts").map(Listing::method), Some("prompts/list"));
+        assert_eq!(Listing::from_name("resources").map(Listing::method), Some("resources/list"));
         assert_eq!(Listing::from_name("tools"), None);
     }
 
     #[test]
     fn a_list_the_server_does_not_implement_is_empty() {
         let unimplemented = McpError::rpc("s", -32601, "Method not found", None);
-        assert_eq!(
-            unimplemented_is_empty(Err(unimplemented)).unwrap(),
-            Vec::<Value>::new()
-        );
+        assert_eq!(unimplemented_is_empty(Err(unimplemented)).unwrap(), Vec::<Value>::new());
         let refused = McpError::rpc("s", -32603, "Internal error", None);
-        assert_eq!(
-            unimplemented_is_empty(Err(refused)).unwrap_err().rpc_code,
-            Some(-32603)
-        );
+        assert_eq!(unimplemented_is_empty(Err(refused)).unwrap_err().rpc_code, Some(-32603));
         let items = vec![json!({ "name": "a" })];
         assert_eq!(unimplemented_is_empty(Ok(items.clone())).unwrap(), items);
     }
@@ -199,14 +141,7 @@ mod tests {
     #[test]
     fn a_page_gives_its_items_and_cursor() {
         let mut items = Vec::new();
-        assert_eq!(
-            read_page(
-                r#"{"prompts":[{"name":"a"}],"nextCursor":"c2"}"#,
-                "prompts",
-                &mut items
-            ),
-            Ok(Some("c2".into()))
-        );
+        assert_eq!(read_page(r#"{"prompts":[{"name":"a"}],"nextCursor":"c2"}"#, "prompts", &mut items), Ok(Some("c2".into())));
         assert_eq!(items, vec![r#"{"name":"a"}"#.to_string()]);
         assert!(read_page(r#"{"other":[]}"#, "prompts", &mut items).is_err());
     }

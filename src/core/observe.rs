@@ -49,10 +49,7 @@ pub struct Trace {
 impl Trace {
     /// The trace of a request written outside any scope (a stdio lane call), with its id.
     pub fn sent(request_id: String) -> Self {
-        Trace {
-            request_id: Some(request_id),
-            ..Trace::default()
-        }
+        Trace { request_id: Some(request_id), ..Trace::default() }
     }
 }
 
@@ -87,23 +84,12 @@ pub async fn scope<F: Future>(on: bool, method: &str, f: F) -> (F::Output, Optio
     if !on {
         return (f.await, None);
     }
-    let trace = Trace {
-        method: method.to_string(),
-        ..Trace::default()
-    };
-    let (out, trace) = CURRENT
-        .scope(RefCell::new(trace), async move {
-            let out = f.await;
-            (
-                out,
-                CURRENT.with(|t| {
-                    t.try_borrow_mut()
-                        .map(|mut t| std::mem::take(&mut *t))
-                        .unwrap_or_default()
-                }),
-            )
-        })
-        .await;
+    let trace = Trace { method: method.to_string(), ..Trace::default() };
+    let (out, trace) = CURRENT.scope(RefCell::new(trace), async move {
+        let out = f.await;
+        (out, CURRENT.with(|t| t.try_borrow_mut().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default()))
+    })
+    .await;
     (out, Some(trace))
 }
 
@@ -114,9 +100,7 @@ pub fn recording() -> bool {
 
 /// Now, in ms since the epoch (what OpenTelemetry's `TimeInput` takes).
 pub fn now_ms() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
 fn with(f: impl FnOnce(&mut Trace)) {
@@ -138,11 +122,7 @@ pub fn note_sent(method: &str, id: impl FnOnce() -> String) {
 
 /// Where the operation ran: its Streamable HTTP session, MCP revision and HTTP version (each
 /// kept once known).
-pub fn note_session(
-    session_id: Option<String>,
-    protocol_version: &str,
-    http_version: Option<&'static str>,
-) {
+pub fn note_session(session_id: Option<String>, protocol_version: &str, http_version: Option<&'static str>) {
     with(|t| {
         if !protocol_version.is_empty() {
             t.protocol_version = Some(protocol_version.to_string());
@@ -164,29 +144,14 @@ pub fn note_step(step: Step) {
 /// A notification sent on the operation's way (from `start_ms` to now), `error` if it failed.
 pub fn note_notification(method: &'static str, start_ms: f64, error: Option<String>) {
     with(|t| {
-        let error = error.map(
-            |message| serde_json::json!({ "code": "NOTIFICATION_FAILED", "message": message }),
-        );
-        t.steps.push(Step {
-            method,
-            start_ms,
-            end_ms: now_ms(),
-            protocol_version: None,
-            session_id: None,
-            error,
-        });
+        let error = error.map(|message| serde_json::json!({ "code": "NOTIFICATION_FAILED", "message": message }));
+        t.steps.push(Step { method, start_ms, end_ms: now_ms(), protocol_version: None, session_id: None, error });
     });
 }
 
 /// Something the operation suffered; `attributes` is built only while recording.
 pub fn note_event(name: &'static str, attributes: impl FnOnce() -> Map<String, Value>) {
-    with(|t| {
-        t.events.push(Event {
-            name,
-            at_ms: now_ms(),
-            attributes: attributes(),
-        })
-    });
+    with(|t| t.events.push(Event { name, at_ms: now_ms(), attributes: attributes() }));
 }
 
 /// `{ "reason": … }`, the usual attributes of an event.
@@ -220,10 +185,7 @@ mod tests {
         assert_eq!(json["networkProtocolVersion"], "1.1");
         assert_eq!(json["protocolVersion"], "2025-11-25");
         assert_eq!(json["events"][0]["attributes"]["reason"], "not sent");
-        let ((), none) = scope(false, "tools/call", async {
-            note_sent("tools/call", || "1".into())
-        })
-        .await;
+        let ((), none) = scope(false, "tools/call", async { note_sent("tools/call", || "1".into()) }).await;
         assert!(none.is_none());
     }
 }

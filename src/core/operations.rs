@@ -27,19 +27,10 @@ const ROOTS_CHANGED: &str = "notifications/roots/list_changed";
 /// `mcp.method.name` (the face names no method itself). The lists by their `Listing` name.
 pub fn face_methods() -> Value {
     let mut methods = serde_json::Map::new();
-    for (operation, method) in [
-        ("callTool", tool_call::METHOD),
-        ("listTools", LIST_TOOLS),
-        ("readResource", READ_RESOURCE),
-        ("getPrompt", GET_PROMPT),
-    ] {
+    for (operation, method) in [("callTool", tool_call::METHOD), ("listTools", LIST_TOOLS), ("readResource", READ_RESOURCE), ("getPrompt", GET_PROMPT)] {
         methods.insert(operation.into(), method.into());
     }
-    for listing in [
-        Listing::Resources,
-        Listing::ResourceTemplates,
-        Listing::Prompts,
-    ] {
+    for listing in [Listing::Resources, Listing::ResourceTemplates, Listing::Prompts] {
         methods.insert(listing.parts().1.into(), listing.method().into());
     }
     Value::Object(methods)
@@ -71,125 +62,63 @@ async fn tools_of(conn: Arc<Connection>, meta: Option<Value>) -> Result<String> 
 
 /// The `_meta` of `server`'s requests in `metas` (by server name), when an object.
 fn meta_of(metas: Option<&Value>, server: &str) -> Option<Value> {
-    metas
-        .and_then(|m| m.get(server))
-        .filter(|m| m.is_object())
-        .cloned()
+    metas.and_then(|m| m.get(server)).filter(|m| m.is_object()).cloned()
 }
 
 /// Tools of one server (`server` given) or of all servers, as the JSON text of
 /// `Array<{ server, ok, value?, error?, durationMs }>`.
-pub async fn list_tools(
-    registry: &Registry,
-    server: Option<String>,
-    per_server_timeout_ms: Option<u64>,
-    metas: Option<Value>,
-    observed: bool,
-) -> Result<String> {
+pub async fn list_tools(registry: &Registry, server: Option<String>, per_server_timeout_ms: Option<u64>, metas: Option<Value>, observed: bool) -> Result<String> {
     const METHOD: &str = LIST_TOOLS;
-    let outcomes =
-        match server {
-            Some(name) => {
-                let conn = registry.get(&name)?;
-                let started = std::time::Instant::now();
-                let result = observe::scope(
-                    observed,
-                    METHOD,
-                    tools_of(conn, meta_of(metas.as_ref(), &name)),
-                )
-                .await;
-                vec![ServerOutcome {
-                    server: name,
-                    result: Ok(result),
-                    duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-                }]
-            }
-            None => registry
+    let outcomes = match server {
+        Some(name) => {
+            let conn = registry.get(&name)?;
+            let started = std::time::Instant::now();
+            let result = observe::scope(observed, METHOD, tools_of(conn, meta_of(metas.as_ref(), &name))).await;
+            vec![ServerOutcome { server: name, result: Ok(result), duration_ms: started.elapsed().as_secs_f64() * 1000.0 }]
+        }
+        None => {
+            registry
                 .fan_out(per_server_timeout_ms, |conn| {
                     let meta = meta_of(metas.as_ref(), conn.name());
                     async move { Ok(observe::scope(observed, METHOD, tools_of(conn, meta)).await) }
                 })
-                .await,
-        };
+                .await
+        }
+    };
     Ok(encode::outcomes_text(outcomes))
 }
 
 /// `listing` over all servers, every page: `Array<{ server, ok, value?, error?, durationMs }>`.
-pub async fn list_all(
-    registry: &Registry,
-    listing: Listing,
-    per_server_timeout_ms: Option<u64>,
-    metas: Option<Value>,
-    observed: bool,
-) -> Value {
+pub async fn list_all(registry: &Registry, listing: Listing, per_server_timeout_ms: Option<u64>, metas: Option<Value>, observed: bool) -> Value {
     let outcomes: Vec<ServerOutcome<Traced<Vec<Value>>>> = registry
         .fan_out(per_server_timeout_ms, |conn| {
             let meta = meta_of(metas.as_ref(), conn.name());
-            async move {
-                Ok(observe::scope(observed, listing.method(), async move {
-                    lists::list_of(&conn, listing, meta.as_ref()).await
-                })
-                .await)
-            }
+            async move { Ok(observe::scope(observed, listing.method(), async move { lists::list_of(&conn, listing, meta.as_ref()).await }).await) }
         })
         .await;
     encode::outcomes_json(outcomes)
 }
 
 /// `resources/read`; `meta`: the request's `_meta` (trace context).
-pub async fn read_resource(
-    conn: &Connection,
-    uri: String,
-    meta: Option<Value>,
-    observed: bool,
-) -> Traced<Value> {
+pub async fn read_resource(conn: &Connection, uri: String, meta: Option<Value>, observed: bool) -> Traced<Value> {
     const METHOD: &str = READ_RESOURCE;
-    let options = RequestOptions {
-        meta: meta.filter(Value::is_object),
-        ..RequestOptions::default()
-    };
-    observe::scope(
-        observed,
-        METHOD,
-        input::request(conn, METHOD, json!({ "uri": uri }), options),
-    )
-    .await
+    let options = RequestOptions { meta: meta.filter(Value::is_object), ..RequestOptions::default() };
+    observe::scope(observed, METHOD, input::request(conn, METHOD, json!({ "uri": uri }), options)).await
 }
 
 /// `prompts/get`, plus the matching `prompts/list` entry as `prompt` (when the list can be read).
-pub async fn get_prompt(
-    conn: &Connection,
-    name: String,
-    args: Option<Value>,
-    meta: Option<Value>,
-    observed: bool,
-) -> Traced<Value> {
+pub async fn get_prompt(conn: &Connection, name: String, args: Option<Value>, meta: Option<Value>, observed: bool) -> Traced<Value> {
     const METHOD: &str = GET_PROMPT;
     let mut params = json!({ "name": name });
     if let Some(args) = args.filter(Value::is_object) {
         params["arguments"] = args;
     }
     let meta = meta.filter(Value::is_object);
-    let options = RequestOptions {
-        meta: meta.clone(),
-        ..RequestOptions::default()
-    };
-    let (result, trace) = observe::scope(
-        observed,
-        METHOD,
-        input::request(conn, METHOD, params, options),
-    )
-    .await;
-    let Ok(mut result) = result else {
-        return (result, trace);
-    };
-    if let Ok(prompts) =
-        lists::list_all(conn, Listing::Prompts.method(), "prompts", meta.as_ref()).await
-    {
-        if let Some(p) = prompts
-            .into_iter()
-            .find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str()))
-        {
+    let options = RequestOptions { meta: meta.clone(), ..RequestOptions::default() };
+    let (result, trace) = observe::scope(observed, METHOD, input::request(conn, METHOD, params, options)).await;
+    let Ok(mut result) = result else { return (result, trace) };
+    if let Ok(prompts) = lists::list_all(conn, Listing::Prompts.method(), "prompts", meta.as_ref()).await {
+        if let Some(p) = prompts.into_iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
             result["prompt"] = p;
         }
     }
@@ -207,10 +136,7 @@ pub async fn send_roots_list_changed(conn: &Connection, observed: bool) -> Trace
 }
 
 /// `{ server: value | null }` for every configured server, in config order.
-pub fn per_server<T: Into<Value>>(
-    registry: &Registry,
-    value: impl Fn(&Connection) -> Option<T>,
-) -> Value {
+pub fn per_server<T: Into<Value>>(registry: &Registry, value: impl Fn(&Connection) -> Option<T>) -> Value {
     let mut out = serde_json::Map::new();
     for name in registry.names() {
         let v = registry.get(name).ok().and_then(|c| value(&c));
@@ -231,11 +157,7 @@ mod tests {
         assert_eq!(methods["readResource"], "resources/read");
         assert_eq!(methods["getPrompt"], "prompts/get");
         // The list kinds by the names the binding's `listAll` takes (`Listing::from_name`).
-        for (kind, method) in [
-            ("resources", "resources/list"),
-            ("resourceTemplates", "resources/templates/list"),
-            ("prompts", "prompts/list"),
-        ] {
+        for (kind, method) in [("resources", "resources/list"), ("resourceTemplates", "resources/templates/list"), ("prompts", "prompts/list")] {
             assert_eq!(methods[kind], method);
             assert_eq!(Listing::from_name(kind).map(Listing::method), Some(method));
         }

@@ -8,15 +8,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::auth::{AuthProvider, OAuthSession};
 use super::config::{ServerConfig, ServerSpec, DEFAULT_REQUEST_TIMEOUT_MS};
-use super::connection::Connection;
-use super::error::{ErrorKind, McpError, Result};
-use super::events::{ElicitationResponder, EventSink};
-use super::features;
+use super::auth::{AuthProvider, OAuthSession};
 use super::net::reqwest_backend::ReqwestBackend;
 use super::net::{HostPolicy, NetClient, SharedBackend};
 use super::open::Remote;
+use super::connection::Connection;
+use super::features;
+use super::error::{ErrorKind, McpError, Result};
+use super::events::{ElicitationResponder, EventSink};
 
 /// Builds one server's HTTP backend.
 pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
@@ -36,18 +36,12 @@ impl HostPorts {
     pub fn reqwest() -> Result<Self> {
         // The shared reqwest client itself is built on the process's first request.
         let http: BackendFactory = Arc::new(|| Arc::new(ReqwestBackend::shared()) as SharedBackend);
-        Ok(HostPorts {
-            http,
-            custom_fetch: None,
-            auth_provider: None,
-        })
+        Ok(HostPorts { http, custom_fetch: None, auth_provider: None })
     }
 
     /// The HTTP client (and OAuth session) of a `url` server.
     fn remote_for(&self, config: &ServerConfig) -> Option<Remote> {
-        let Ok(ServerSpec::Http(spec)) = &config.spec else {
-            return None;
-        };
+        let Ok(ServerSpec::Http(spec)) = &config.spec else { return None };
         let backend = match (&self.custom_fetch, spec.custom_fetch) {
             (Some(make), true) => make(&config.name),
             _ => (self.http)(),
@@ -58,12 +52,7 @@ impl HostPorts {
         };
         let net = NetClient::new(backend, policy, spec.headers.clone());
         let oauth = match (&self.auth_provider, spec.oauth) {
-            (Some(make), true) => Some(Arc::new(OAuthSession::new(
-                &config.name,
-                spec.url.clone(),
-                make(&config.name),
-                net.clone(),
-            ))),
+            (Some(make), true) => Some(Arc::new(OAuthSession::new(&config.name, spec.url.clone(), make(&config.name), net.clone()))),
             _ => None,
         };
         Some(Remote { net, oauth })
@@ -108,16 +97,10 @@ impl Registry {
             order.push(name.clone());
             map.insert(
                 name.clone(),
-                Arc::new(
-                    Connection::new(config, timeout, sink.clone(), responder.clone(), remote)
-                        .with_layers(features::layers()),
-                ),
+                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), remote).with_layers(features::layers())),
             );
         }
-        Ok(Registry {
-            order,
-            servers: map,
-        })
+        Ok(Registry { order, servers: map })
     }
 
     pub fn names(&self) -> &[String] {
@@ -125,20 +108,13 @@ impl Registry {
     }
 
     pub fn get(&self, name: &str) -> Result<Arc<Connection>> {
-        self.servers
-            .get(name)
-            .cloned()
-            .ok_or_else(|| McpError::unknown_server(name))
+        self.servers.get(name).cloned().ok_or_else(|| McpError::unknown_server(name))
     }
 
     /// Runs `op` on every server in parallel; results come back in config order. With
     /// `per_server_timeout_ms`, a server that takes longer is reported as timed out and its work
     /// is cancelled (dropped), unlike the anchor which leaves it running.
-    pub async fn fan_out<T, F, Fut>(
-        &self,
-        per_server_timeout_ms: Option<u64>,
-        op: F,
-    ) -> Vec<ServerOutcome<T>>
+    pub async fn fan_out<T, F, Fut>(&self, per_server_timeout_ms: Option<u64>, op: F) -> Vec<ServerOutcome<T>>
     where
         F: Fn(Arc<Connection>) -> Fut,
         Fut: Future<Output = Result<T>>,

@@ -22,10 +22,7 @@ pub fn content_text(content: Option<&Value>) -> Option<String> {
 /// Adds `ui.serverId = <server>` to a `_meta` object when it carries `ui.resourceUri`
 /// (the MCP Apps convention), leaving it untouched otherwise.
 pub fn stamp_server_id(meta: &Value, server: &str) -> Value {
-    let has_resource_uri = meta
-        .get("ui")
-        .and_then(|ui| ui.get("resourceUri"))
-        .is_some_and(|v| !v.is_null() && v != &Value::Bool(false) && v != "");
+    let has_resource_uri = meta.get("ui").and_then(|ui| ui.get("resourceUri")).is_some_and(|v| !v.is_null() && v != &Value::Bool(false) && v != "");
     if !has_resource_uri {
         return meta.clone();
     }
@@ -49,13 +46,9 @@ pub fn strict_flag(meta: Option<&Value>) -> Option<bool> {
 /// * `raw`: the whole `CallToolResult`.
 pub fn shape_call_result(server: &str, mut result: Value) -> Value {
     strip_envelope(&mut result);
-    let is_error = result
-        .get("isError")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     if is_error {
-        let text = content_text(result.get("content"))
-            .unwrap_or_else(|| "MCP tool execution failed".to_string());
+        let text = content_text(result.get("content")).unwrap_or_else(|| "MCP tool execution failed".to_string());
         // A server that answers a protocol error as a tool error (the TypeScript SDK's `McpServer`
         // does so for an unknown tool or invalid arguments) keeps its JSON-RPC code in the text.
         return match wrapped_rpc_code(&text) {
@@ -166,18 +159,11 @@ pub fn shape_call_result_text(server: &str, raw: &str) -> String {
         structured: Option<&'a serde_json::value::RawValue>,
     }
     // A 2026-07-28 final result loses its envelope first (as text).
-    let stripped = if raw.contains("\"resultType\"") {
-        strip_envelope_text(raw)
-    } else {
-        None
-    };
+    let stripped = if raw.contains("\"resultType\"") { strip_envelope_text(raw) } else { None };
     let raw = stripped.as_deref().unwrap_or(raw);
     match serde_json::from_str::<Shape<'_>>(raw) {
         // (`structuredContent: null` reads as None here but counts as present: it takes the tree path.)
-        Ok(Shape {
-            is_error: None | Some(false),
-            structured: None,
-        }) if !raw.contains("\"structuredContent\"") => {
+        Ok(Shape { is_error: None | Some(false), structured: None }) if !raw.contains("\"structuredContent\"") => {
             let mut out = String::with_capacity(raw.len() + 24);
             out.push_str("{\"kind\":\"raw\",\"result\":");
             out.push_str(raw);
@@ -194,14 +180,9 @@ pub fn shape_call_result_text(server: &str, raw: &str) -> String {
 /// The `params` text of a `tools/call` (without `_meta`) and its request `_meta` text:
 /// `args_json` must be a JSON object, `meta_json` a JSON object or absent (an empty one counts
 /// as absent). Both are validated, not re-encoded.
-pub fn tool_call_params<'m>(
-    name: &str,
-    args_json: &str,
-    meta_json: Option<&'m str>,
-) -> Result<(String, Option<&'m str>), String> {
+pub fn tool_call_params<'m>(name: &str, args_json: &str, meta_json: Option<&'m str>) -> Result<(String, Option<&'m str>), String> {
     fn object<'a>(what: &str, text: &'a str) -> Result<&'a serde_json::value::RawValue, String> {
-        let raw: &serde_json::value::RawValue =
-            serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
+        let raw: &serde_json::value::RawValue = serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
         if raw.get().trim_start().starts_with('{') {
             Ok(raw)
         } else {
@@ -235,10 +216,7 @@ pub fn describe_tool_raw(server: &str, tool: &str) -> String {
         output: Option<&'a RawValue>,
     }
     let parts = serde_json::from_str::<Parts>(tool).ok();
-    let meta = parts
-        .as_ref()
-        .and_then(|p| p.meta.as_ref())
-        .filter(|m| !m.is_null());
+    let meta = parts.as_ref().and_then(|p| p.meta.as_ref()).filter(|m| !m.is_null());
     let mut out = String::with_capacity(tool.len() + 128);
     out.push_str("{\"tool\":");
     out.push_str(tool);
@@ -246,21 +224,14 @@ pub fn describe_tool_raw(server: &str, tool: &str) -> String {
         out.push_str(",\"stampedMeta\":");
         out.push_str(&stamp_server_id(m, server).to_string());
         if let Some(strict) = strict_flag(Some(m)) {
-            out.push_str(if strict {
-                ",\"strict\":true"
-            } else {
-                ",\"strict\":false"
-            });
+            out.push_str(if strict { ",\"strict\":true" } else { ",\"strict\":false" });
         }
     }
     fn schema_text<'a>(raw: Option<&'a RawValue>) -> Option<&'a str> {
         raw.map(RawValue::get).filter(|t| *t != "null")
     }
     let mut problem = None;
-    for (field, raw) in [
-        ("inputSchema", parts.as_ref().and_then(|p| p.input)),
-        ("outputSchema", parts.as_ref().and_then(|p| p.output)),
-    ] {
+    for (field, raw) in [("inputSchema", parts.as_ref().and_then(|p| p.input)), ("outputSchema", parts.as_ref().and_then(|p| p.output))] {
         let Some(text) = schema_text(raw) else {
             continue;
         };
@@ -302,16 +273,12 @@ pub fn describe_tool(server: &str, tool: &Value) -> Value {
         out.insert("strict".into(), Value::Bool(strict));
     }
     let mut problem = None;
-    for (field, key) in [
-        ("inputSchema", "inputSchemaKey"),
-        ("outputSchema", "outputSchemaKey"),
-    ] {
+    for (field, key) in [("inputSchema", "inputSchemaKey"), ("outputSchema", "outputSchemaKey")] {
         if let Some(schema) = tool.get(field).filter(|s| !s.is_null()) {
             let text = schema.to_string();
             let schema_key = schema_key(&text);
             if problem.is_none() {
-                problem =
-                    tool_schema::problem(&schema_key, &text).map(|p| schema_problem(field, &p));
+                problem = tool_schema::problem(&schema_key, &text).map(|p| schema_problem(field, &p));
             }
             out.insert(key.into(), Value::String(schema_key));
         }
@@ -335,8 +302,7 @@ mod tests {
         let mut call = json!({ "resultType": "complete", "content": [], "_meta": { "io.modelcontextprotocol/serverInfo": {} } });
         strip_envelope(&mut call);
         assert_eq!(call, json!({ "content": [] }));
-        let task =
-            json!({ "resultType": "task", "taskId": "t", "status": "working", "ttlMs": 1000 });
+        let task = json!({ "resultType": "task", "taskId": "t", "status": "working", "ttlMs": 1000 });
         let mut kept = task.clone();
         strip_envelope(&mut kept);
         assert_eq!(kept, task);
@@ -345,21 +311,11 @@ mod tests {
         strip_envelope(&mut kept);
         assert_eq!(kept, legacy, "handshake-era results are not touched");
         let text = r#"{"resultType":"complete","content":[{"type":"text","text":"x"}],"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{},"app/k":[1]}}"#;
-        let stripped: Value = serde_json::from_str(&strip_envelope_text(text).unwrap_or_default())
-            .unwrap_or_default();
-        assert_eq!(
-            stripped,
-            json!({ "content": [{ "type": "text", "text": "x" }], "_meta": { "app/k": [1] } })
-        );
+        let stripped: Value = serde_json::from_str(&strip_envelope_text(text).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(stripped, json!({ "content": [{ "type": "text", "text": "x" }], "_meta": { "app/k": [1] } }));
         assert_eq!(strip_envelope_text(r#"{"content":[]}"#), None);
-        assert_eq!(
-            strip_envelope_text(r#"{"resultType":"task","taskId":"t"}"#),
-            None
-        );
-        let shaped = shape_call_result_text(
-            "s",
-            r#"{"resultType":"complete","content":[{"type":"text","text":"x"}]}"#,
-        );
+        assert_eq!(strip_envelope_text(r#"{"resultType":"task","taskId":"t"}"#), None);
+        let shaped = shape_call_result_text("s", r#"{"resultType":"complete","content":[{"type":"text","text":"x"}]}"#);
         assert_eq!(
             serde_json::from_str::<Value>(&shaped).unwrap_or_default(),
             json!({ "kind": "raw", "result": { "content": [{ "type": "text", "text": "x" }] } })
@@ -372,10 +328,7 @@ mod tests {
             {"type": "text", "text": " a "}, {"type": "image", "data": ""}, {"type": "text", "text": "b "}]});
         let shaped = shape_call_result("s", r);
         assert_eq!(shaped["kind"], "toolError");
-        assert_eq!(
-            wrapped_rpc_code("MCP error -32602: Tool nope not found"),
-            Some(-32602)
-        );
+        assert_eq!(wrapped_rpc_code("MCP error -32602: Tool nope not found"), Some(-32602));
         assert_eq!(wrapped_rpc_code("MCP error 7: mine"), None);
         assert_eq!(wrapped_rpc_code("boom"), None);
         assert_eq!(shaped["text"], "a \nb");
@@ -402,31 +355,16 @@ mod tests {
             json!({"name": "d", "inputSchema": {"type": "object", "properties": {"required": ["x"]}}}),
             json!({"name": "e", "inputSchema": {"type": "object"}, "outputSchema": {"type": 3}}),
         ] {
-            let raw: Value = serde_json::from_str(&describe_tool_raw("srv", &tool.to_string()))
-                .expect("valid JSON");
+            let raw: Value = serde_json::from_str(&describe_tool_raw("srv", &tool.to_string())).expect("valid JSON");
             assert_eq!(raw, describe_tool("srv", &tool));
         }
-        let malformed = describe_tool(
-            "srv",
-            &json!({"name": "d", "inputSchema": {"type": "object", "properties": {"required": ["x"]}}}),
-        );
+        let malformed = describe_tool("srv", &json!({"name": "d", "inputSchema": {"type": "object", "properties": {"required": ["x"]}}}));
         assert_eq!(malformed["schemaProblem"]["schema"], "inputSchema");
-        assert_eq!(
-            malformed["schemaProblem"]["pointer"],
-            "/properties/required"
-        );
-        let output = describe_tool(
-            "srv",
-            &json!({"name": "e", "inputSchema": {"type": "object"}, "outputSchema": {"type": 3}}),
-        );
+        assert_eq!(malformed["schemaProblem"]["pointer"], "/properties/required");
+        let output = describe_tool("srv", &json!({"name": "e", "inputSchema": {"type": "object"}, "outputSchema": {"type": 3}}));
         assert_eq!(output["schemaProblem"]["schema"], "outputSchema");
         assert_eq!(output["schemaProblem"]["pointer"], "/type");
-        assert!(describe_tool(
-            "srv",
-            &json!({"name": "a", "inputSchema": {"type": "object"}})
-        )
-        .get("schemaProblem")
-        .is_none());
+        assert!(describe_tool("srv", &json!({"name": "a", "inputSchema": {"type": "object"}})).get("schemaProblem").is_none());
     }
 
     #[test]
@@ -438,9 +376,7 @@ mod tests {
             json!({"content": [], "structuredContent": {"a": 1}, "_meta": {"ui": {"resourceUri": "ui://x"}}}),
             json!({"content": [], "structuredContent": null}),
         ] {
-            let text: Value =
-                serde_json::from_str(&shape_call_result_text("srv", &result.to_string()))
-                    .expect("valid JSON");
+            let text: Value = serde_json::from_str(&shape_call_result_text("srv", &result.to_string())).expect("valid JSON");
             assert_eq!(text, shape_call_result("srv", result));
         }
     }
@@ -455,13 +391,7 @@ mod tests {
     fn meta_without_resource_uri_is_not_stamped() {
         let m = json!({"ui": {"other": 1}});
         assert_eq!(stamp_server_id(&m, "s"), m);
-        assert_eq!(
-            strict_flag(Some(&json!({"mastra": {"strict": true}}))),
-            Some(true)
-        );
-        assert_eq!(
-            strict_flag(Some(&json!({"mastra": {"strict": "yes"}}))),
-            None
-        );
+        assert_eq!(strict_flag(Some(&json!({"mastra": {"strict": true}}))), Some(true));
+        assert_eq!(strict_flag(Some(&json!({"mastra": {"strict": "yes"}}))), None);
     }
 }

@@ -15,12 +15,7 @@ fn hashers() -> &'static (RandomState, RandomState) {
 /// The key of a schema's JSON text (as the server sent it, byte for byte).
 pub fn schema_key(text: &str) -> String {
     let (a, b) = hashers();
-    format!(
-        "{:x}-{:016x}{:016x}",
-        text.len(),
-        a.hash_one(text),
-        b.hash_one(text)
-    )
+    format!("{:x}-{:016x}{:016x}", text.len(), a.hash_one(text), b.hash_one(text))
 }
 
 #[cfg(test)]
@@ -31,15 +26,8 @@ mod tests {
     fn the_same_bytes_share_a_key_and_any_other_bytes_do_not() {
         let schema = r#"{"type":"object","properties":{"a":{"type":"string"}}}"#;
         assert_eq!(schema_key(schema), schema_key(&schema.to_string()));
-        assert_ne!(
-            schema_key(schema),
-            schema_key(r#"{"type":"object","properties":{"b":{"type":"string"}}}"#)
-        );
-        assert_ne!(
-            schema_key(schema),
-            schema_key(r#"{"type": "object","properties":{"a":{"type":"string"}}}"#),
-            "whitespace counts"
-        );
+        assert_ne!(schema_key(schema), schema_key(r#"{"type":"object","properties":{"b":{"type":"string"}}}"#));
+        assert_ne!(schema_key(schema), schema_key(r#"{"type": "object","properties":{"a":{"type":"string"}}}"#), "whitespace counts");
         assert_ne!(schema_key(""), schema_key("{}"));
     }
 }

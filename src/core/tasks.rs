@@ -45,21 +45,13 @@ impl TaskView {
         let task = value.get("task").filter(|t| t.is_object()).unwrap_or(value);
         let id = task.get("taskId")?.as_str()?.to_string();
         let status = task.get("status")?.as_str()?.to_string();
-        let message = task
-            .get("statusMessage")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_string);
         let poll = task
             .get("pollInterval")
             .or_else(|| task.get("pollIntervalMs"))
             .and_then(Value::as_u64)
             .map(|ms| Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL));
-        Some(TaskView {
-            id,
-            status,
-            message,
-            poll,
-        })
+        Some(TaskView { id, status, message, poll })
     }
 }
 
@@ -69,10 +61,9 @@ pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> b
         Some(support) => Some(support),
         // Not listed yet (a tool rebuilt from a cached definition): list only if the server does tasks.
         None => match conn.current().await {
-            Some(live) if server_has(&live, "tasks") => tool_cache::tools(conn, None)
-                .await
-                .ok()
-                .and_then(|_| tool_cache::tool_task_support(conn, tool)),
+            Some(live) if server_has(&live, "tasks") => {
+                tool_cache::tools(conn, None).await.ok().and_then(|_| tool_cache::tool_task_support(conn, tool))
+            }
             _ => None,
         },
     };
@@ -84,17 +75,8 @@ pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> b
 }
 
 /// `tools/call` with `params` (`name`, `arguments`), as a task when the tool asks for one.
-pub async fn call_tool(
-    conn: &Connection,
-    params: Map<String, Value>,
-    options: RequestOptions,
-    caller_asks_task: bool,
-) -> Result<Value> {
-    let tool = params
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: RequestOptions, caller_asks_task: bool) -> Result<Value> {
+    let tool = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
     // 2026-07-28: tasks are the server's choice, through the Tasks extension.
     let live = conn.ensure_connected().await?;
     if live.is_modern() {
@@ -105,14 +87,7 @@ pub async fn call_tool(
     if runs_as_task(conn, &tool, caller_asks_task).await {
         return TaskCall::new(conn, &tool, options).run(params).await;
     }
-    match input::request(
-        conn,
-        "tools/call",
-        Value::Object(params.clone()),
-        options.clone(),
-    )
-    .await
-    {
+    match input::request(conn, "tools/call", Value::Object(params.clone()), options.clone()).await {
         // A tool that requires a task refuses a plain call with -32601 and does not run it
         // (2025-11-25 tasks); rmcp's typed tool list (HTTP) does not tell us beforehand.
         Err(e) if e.rpc_code == Some(-32601) && mentions_task(&e.message) => {}
@@ -134,15 +109,8 @@ fn is_task_refusal(result: &Value) -> bool {
     if result.get("isError").and_then(Value::as_bool) != Some(true) {
         return false;
     }
-    match result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-    {
-        Some([only]) => only
-            .get("text")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t.contains("-32601") && mentions_task(t)),
+    match result.get("content").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([only]) => only.get("text").and_then(Value::as_str).is_some_and(|t| t.contains("-32601") && mentions_task(t)),
         _ => false,
     }
 }
@@ -170,9 +138,7 @@ struct TaskCall<'a> {
 
 impl<'a> TaskCall<'a> {
     fn new(conn: &'a Connection, tool: &str, mut options: RequestOptions) -> Self {
-        let timeout_ms = options
-            .timeout_ms
-            .unwrap_or_else(|| conn.request_timeout_ms());
+        let timeout_ms = options.timeout_ms.unwrap_or_else(|| conn.request_timeout_ms());
         let cancel = options.cancel.take().unwrap_or_default();
         let reason = options.cancel_reason.take();
         TaskCall {
@@ -191,25 +157,13 @@ impl<'a> TaskCall<'a> {
 
     /// Options for one request of this call: what is left of the budget, the caller's cancel.
     fn sub_options(&self, first: bool) -> RequestOptions {
-        let left = self
-            .deadline
-            .saturating_duration_since(Instant::now())
-            .as_millis()
-            .max(1) as u64;
+        let left = self.deadline.saturating_duration_since(Instant::now()).as_millis().max(1) as u64;
         RequestOptions {
             timeout_ms: Some(left),
-            meta: if first {
-                self.options.meta.clone()
-            } else {
-                self.task_meta.clone()
-            },
+            meta: if first { self.options.meta.clone() } else { self.task_meta.clone() },
             cancel: Some(self.cancel.clone()),
             cancel_reason: self.reason.clone(),
-            progress_token: if first {
-                self.options.progress_token.clone()
-            } else {
-                None
-            },
+            progress_token: if first { self.options.progress_token.clone() } else { None },
             context: self.options.context,
             verbatim: true,
             max_total_timeout_ms: self.options.max_total_timeout_ms,
@@ -219,14 +173,8 @@ impl<'a> TaskCall<'a> {
     async fn run(mut self, mut params: Map<String, Value>) -> Result<Value> {
         let server = self.conn.name().to_string();
         params.insert("task".into(), json!({}));
-        let created = input::request(
-            self.conn,
-            "tools/call",
-            Value::Object(params),
-            self.sub_options(true),
-        )
-        .await
-        .map_err(|e| self.budget_error(e))?;
+        let created =
+            input::request(self.conn, "tools/call", Value::Object(params), self.sub_options(true)).await.map_err(|e| self.budget_error(e))?;
         let Some(mut task) = TaskView::parse(&created) else {
             // The server ran the call without a task (allowed for `optional` tools).
             return Ok(created);
@@ -245,10 +193,7 @@ impl<'a> TaskCall<'a> {
                     return Err(McpError::new(
                         ErrorKind::Aborted,
                         &server,
-                        format!(
-                            "Task {} of tool {} was cancelled by server {server}",
-                            task.id, self.tool
-                        ),
+                        format!("Task {} of tool {} was cancelled by server {server}", task.id, self.tool),
                     ))
                 }
                 _ => {}
@@ -266,14 +211,7 @@ impl<'a> TaskCall<'a> {
                     format!("The session with MCP server {server} ended while task {} of tool {} was running", task.id, self.tool),
                 ));
             }
-            let got = match input::request(
-                self.conn,
-                "tasks/get",
-                json!({ "taskId": task.id }),
-                self.sub_options(false),
-            )
-            .await
-            {
+            let got = match input::request(self.conn, "tasks/get", json!({ "taskId": task.id }), self.sub_options(false)).await {
                 Ok(v) => v,
                 Err(e) => return Err(self.abandon_on(&task.id, e).await),
             };
@@ -281,26 +219,13 @@ impl<'a> TaskCall<'a> {
                 McpError::new(
                     ErrorKind::InvalidResponse,
                     &server,
-                    format!(
-                        "Server {server} answered tasks/get for task {} without a task status",
-                        task.id
-                    ),
+                    format!("Server {server} answered tasks/get for task {} without a task status", task.id),
                 )
             })?;
             poll = next.poll.unwrap_or(poll);
-            task = TaskView {
-                id: task.id,
-                ..next
-            };
+            task = TaskView { id: task.id, ..next };
         }
-        match input::request(
-            self.conn,
-            "tasks/result",
-            json!({ "taskId": task.id }),
-            self.sub_options(false),
-        )
-        .await
-        {
+        match input::request(self.conn, "tasks/result", json!({ "taskId": task.id }), self.sub_options(false)).await {
             Ok(result) => Ok(result),
             Err(e) => Err(self.abandon_on(&task.id, e).await),
         }
@@ -339,10 +264,7 @@ impl<'a> TaskCall<'a> {
         McpError::new(
             ErrorKind::Timeout,
             server,
-            format!(
-                "Request timed out after {} ms (tools/call of task tool {} on server {server})",
-                self.timeout_ms, self.tool
-            ),
+            format!("Request timed out after {} ms (tools/call of task tool {} on server {server})", self.timeout_ms, self.tool),
         )
     }
 
@@ -375,14 +297,7 @@ impl<'a> TaskCall<'a> {
             context: self.options.context,
             ..RequestOptions::default()
         };
-        if let Err(err) = input::request(
-            self.conn,
-            "tasks/cancel",
-            json!({ "taskId": task_id }),
-            options,
-        )
-        .await
-        {
+        if let Err(err) = input::request(self.conn, "tasks/cancel", json!({ "taskId": task_id }), options).await {
             tracing::debug!(server = %self.conn.name(), task = %task_id, "tasks/cancel failed: {err}");
         }
         e
@@ -395,22 +310,10 @@ mod tests {
 
     #[test]
     fn task_support_reads_execution() {
-        assert_eq!(
-            TaskSupport::of(&json!({ "name": "t", "execution": { "taskSupport": "required" } })),
-            TaskSupport::Required
-        );
-        assert_eq!(
-            TaskSupport::of(&json!({ "name": "t", "execution": { "taskSupport": "optional" } })),
-            TaskSupport::Optional
-        );
-        assert_eq!(
-            TaskSupport::of(&json!({ "name": "t", "execution": {} })),
-            TaskSupport::Forbidden
-        );
-        assert_eq!(
-            TaskSupport::of(&json!({ "name": "t" })),
-            TaskSupport::Forbidden
-        );
+        assert_eq!(TaskSupport::of(&json!({ "name": "t", "execution": { "taskSupport": "required" } })), TaskSupport::Required);
+        assert_eq!(TaskSupport::of(&json!({ "name": "t", "execution": { "taskSupport": "optional" } })), TaskSupport::Optional);
+        assert_eq!(TaskSupport::of(&json!({ "name": "t", "execution": {} })), TaskSupport::Forbidden);
+        assert_eq!(TaskSupport::of(&json!({ "name": "t" })), TaskSupport::Forbidden);
     }
 
     #[test]
@@ -430,14 +333,8 @@ mod tests {
     #[test]
     fn a_task_refusal_is_told_from_a_tool_error() {
         let text = "MCP error -32601: Tool t requires task augmentation (taskSupport: 'required')";
-        assert!(is_task_refusal(
-            &json!({ "isError": true, "content": [{ "type": "text", "text": text }] })
-        ));
-        assert!(!is_task_refusal(
-            &json!({ "content": [{ "type": "text", "text": text }] })
-        ));
-        assert!(!is_task_refusal(
-            &json!({ "isError": true, "content": [{ "type": "text", "text": "disk full" }] })
-        ));
+        assert!(is_task_refusal(&json!({ "isError": true, "content": [{ "type": "text", "text": text }] })));
+        assert!(!is_task_refusal(&json!({ "content": [{ "type": "text", "text": text }] })));
+        assert!(!is_task_refusal(&json!({ "isError": true, "content": [{ "type": "text", "text": "disk full" }] })));
     }
 }

@@ -51,10 +51,7 @@ pub enum TaskSupport {
 impl TaskSupport {
     /// Reads `execution.taskSupport` of a `tools/list` entry (absent means forbidden).
     pub fn of(tool: &Value) -> Self {
-        match tool
-            .pointer("/execution/taskSupport")
-            .and_then(Value::as_str)
-        {
+        match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
             Some("required") => TaskSupport::Required,
             Some("optional") => TaskSupport::Optional,
             _ => TaskSupport::Forbidden,
@@ -93,11 +90,7 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
             }
         }
     }
-    let mut raw = if server_has(&live, "tools") {
-        list_all_raw(conn, "tools/list", "tools", meta).await?
-    } else {
-        Vec::new()
-    };
+    let mut raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
     let filter = &conn.config().tool_filter;
     if !filter.is_open() {
         // `tools: { include, exclude }`: the tools the client offers, over the server's own names.
@@ -135,27 +128,18 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
 /// The epoch of the cached tool list if it is current and the session is live.
 pub fn current_tools_epoch(conn: &Connection) -> Option<u64> {
     // A 2026-07-28 session hears of changes only while its `subscriptions/listen` asks.
-    let live = conn
-        .try_current()
-        .filter(|live| hears_tool_changes(conn, live))?;
+    let live = conn.try_current().filter(|live| hears_tool_changes(conn, live))?;
     let epoch = epoch_of(conn, &live);
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok()?;
-    listed
-        .as_ref()
-        .filter(|(cached, _)| *cached == epoch)
-        .map(|_| epoch)
+    listed.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
 }
 
 /// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
 pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok().is_some_and(|c| c.is_some());
-    let known = cache
-        .task_tools
-        .lock()
-        .ok()
-        .and_then(|t| t.get(name).copied());
+    let known = cache.task_tools.lock().ok().and_then(|t| t.get(name).copied());
     match known {
         Some(support) => Some(support),
         None if listed => Some(TaskSupport::Forbidden),
@@ -165,9 +149,7 @@ pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
 
 /// Whether any tool of this server may run as a task.
 pub fn has_task_tools(conn: &Connection) -> bool {
-    conn.slots()
-        .peek::<ToolCache>()
-        .is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
+    conn.slots().peek::<ToolCache>().is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
 }
 
 /// Records that a tool requires task augmentation (the server said so when called plainly;

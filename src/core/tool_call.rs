@@ -46,27 +46,14 @@ pub struct CallOptions {
 }
 
 /// `tools/call` on the async path (a task tool followed to its result), traced when `observed`.
-pub async fn call(
-    conn: &Connection,
-    calls: &CallTable,
-    name: String,
-    args: Option<Value>,
-    options: CallOptions,
-    observed: bool,
-) -> Settlement {
+pub async fn call(conn: &Connection, calls: &CallTable, name: String, args: Option<Value>, options: CallOptions, observed: bool) -> Settlement {
     if let Err(e) = offered(conn, &name) {
         return Err(encode::error_json(&e, None));
     }
     let mut params = Map::new();
     params.insert("name".into(), Value::String(name));
-    params.insert(
-        "arguments".into(),
-        args.filter(Value::is_object).unwrap_or_else(|| json!({})),
-    );
-    let RequestMeta {
-        meta,
-        progress_token,
-    } = options.meta.build();
+    params.insert("arguments".into(), args.filter(Value::is_object).unwrap_or_else(|| json!({})));
+    let RequestMeta { meta, progress_token } = options.meta.build();
     let traced = calls
         .run(options.call_id, |abort| {
             let request = RequestOptions {
@@ -79,11 +66,7 @@ pub async fn call(
                 verbatim: false,
                 max_total_timeout_ms: options.max_total_timeout_ms,
             };
-            observe::scope(
-                observed,
-                METHOD,
-                tasks::call_tool(conn, params, request, conn.prefers_tasks()),
-            )
+            observe::scope(observed, METHOD, tasks::call_tool(conn, params, request, conn.prefers_tasks()))
         })
         .await;
     encode::call_result(conn.name(), traced)
@@ -115,11 +98,7 @@ pub fn runs_as_task(support: Option<TaskSupport>, prefers_tasks: bool) -> bool {
 
 /// Whether a call of `tool` may be written on the lane (it is no task tool to run as one).
 pub fn takes_lane(conn: &Connection, tool: &str) -> bool {
-    !tool_cache::has_task_tools(conn)
-        || !runs_as_task(
-            tool_cache::tool_task_support(conn, tool),
-            conn.prefers_tasks(),
-        )
+    !tool_cache::has_task_tools(conn) || !runs_as_task(tool_cache::tool_task_support(conn, tool), conn.prefers_tasks())
 }
 
 /// A direct call: what it was asked with, kept for its follow-up on the async path.
@@ -149,12 +128,7 @@ pub enum Settled {
 /// Writes `call` on `conn`'s ready lane from this thread; `settled` runs once, on whichever
 /// thread settles it. Ok(false), having sent nothing, when the server has no ready lane (not
 /// connected yet, remote, or closed) or the tool runs as a task: use `call`.
-pub fn start(
-    conn: &Arc<Connection>,
-    calls: &Arc<CallTable>,
-    mut call: DirectCall,
-    settled: impl FnOnce(Settled) + Send + 'static,
-) -> Result<bool> {
+pub fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, mut call: DirectCall, settled: impl FnOnce(Settled) + Send + 'static) -> Result<bool> {
     offered(conn, &call.name)?;
     let Some(lane) = conn.ready_lane() else {
         return Ok(false);
@@ -166,23 +140,10 @@ pub fn start(
     let meta_json = built.text();
     // Progress for it moves its deadline on, up to its maxTotalTimeout (`ServerConfig::progress_bound`).
     let timeout_ms = conn.request_timeout_ms();
-    let progress = built.progress_token.and_then(|token| {
-        Some((
-            token.to_string(),
-            conn.config().progress_bound(timeout_ms, true, None)?,
-        ))
-    });
+    let progress = built.progress_token.and_then(|token| Some((token.to_string(), conn.config().progress_bound(timeout_ms, true, None)?)));
     let call = Arc::new(Written { call, meta_json });
-    let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref())
-        .map_err(|e| {
-        McpError::new(
-            ErrorKind::InvalidArguments,
-            &call.server,
-            format!(
-                "Invalid arguments for tool {} on server {}: {e}",
-                call.name, call.server
-            ),
-        )
+    let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref()).map_err(|e| {
+        McpError::new(ErrorKind::InvalidArguments, &call.server, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server))
     })?;
     let call_id = call.id;
     let lane_id = lane.reserve_id();
@@ -192,32 +153,12 @@ pub fn start(
         if needs_follow_up(&outcome) {
             let abort = table.hand_over(call_id);
             follow_up::hand_over(&follow_conn, call_id, outcome);
-            return settled(Settled::FollowUp(Box::pin(finish(
-                follow_conn,
-                answered,
-                abort,
-                table,
-            ))));
+            return settled(Settled::FollowUp(Box::pin(finish(follow_conn, answered, abort, table))));
         }
         table.settle_direct(call_id);
-        settled(Settled::Done(encode::lane_call_result(
-            &answered.server,
-            lane_id,
-            outcome,
-            answered.observed,
-        )));
+        settled(Settled::Done(encode::lane_call_result(&answered.server, lane_id, outcome, answered.observed)));
     });
-    match lane.send_bounded(
-        lane_id,
-        METHOD,
-        &params,
-        meta,
-        Bound {
-            timeout_ms,
-            progress,
-        },
-        done,
-    ) {
+    match lane.send_bounded(lane_id, METHOD, &params, meta, Bound { timeout_ms, progress }, done) {
         Ok(()) => Ok(true),
         Err(_) => {
             calls.settle_direct(call_id);
@@ -241,22 +182,11 @@ impl std::ops::Deref for Written {
 
 /// Finishes a direct call whose first answer was handed over (`follow_up::hand_over`) on the
 /// async path `call` takes, without sending it again.
-async fn finish(
-    conn: Arc<Connection>,
-    call: Arc<Written>,
-    abort: Abort,
-    calls: Arc<CallTable>,
-) -> Settlement {
-    let meta: Option<Value> = call
-        .meta_json
-        .as_deref()
-        .and_then(|m| serde_json::from_str(m).ok());
+async fn finish(conn: Arc<Connection>, call: Arc<Written>, abort: Abort, calls: Arc<CallTable>) -> Settlement {
+    let meta: Option<Value> = call.meta_json.as_deref().and_then(|m| serde_json::from_str(m).ok());
     let mut params = Map::new();
     params.insert("name".into(), Value::String(call.name.clone()));
-    params.insert(
-        "arguments".into(),
-        serde_json::from_str(&call.args_json).unwrap_or_else(|_| json!({})),
-    );
+    params.insert("arguments".into(), serde_json::from_str(&call.args_json).unwrap_or_else(|_| json!({})));
     let options = RequestOptions {
         timeout_ms: None,
         progress_token: meta.as_ref().and_then(|m| m.get(PROGRESS_TOKEN)).cloned(),
@@ -267,12 +197,7 @@ async fn finish(
         verbatim: false,
         max_total_timeout_ms: None,
     };
-    let traced = observe::scope(
-        call.observed,
-        METHOD,
-        tasks::call_tool(&conn, params, options, false),
-    )
-    .await;
+    let traced = observe::scope(call.observed, METHOD, tasks::call_tool(&conn, params, options, false)).await;
     // Not taken if the async path ended before sending (e.g. the tool list could not be read).
     let _ = follow_up::take_handed_over(&conn, call.id);
     calls.settle(call.id);

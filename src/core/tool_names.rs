@@ -26,10 +26,7 @@ pub enum Key {
     /// Its name (`server_tool` itself when that fits).
     Name(String),
     /// No name could be given: another tool has every name this one could take.
-    Collision {
-        wanted: String,
-        holder: (String, String),
-    },
+    Collision { wanted: String, holder: (String, String) },
 }
 
 /// Whether `name` is one Mastra's `Agent` leaves as it is.
@@ -38,23 +35,12 @@ pub fn fits(name: &str) -> bool {
     !bytes.is_empty()
         && bytes.len() <= MAX_NAME
         && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
 }
 
 /// `name` with every character outside `[a-zA-Z0-9_-]` as `_`, and `_` before a leading digit or `-`.
 fn rewritten(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     if out.is_empty() || !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         out.insert(0, '_');
     }
@@ -94,11 +80,7 @@ pub fn keys(tools: &[(String, String)]) -> Vec<Key> {
     // 2. Rewritten names short enough.
     let rewrites: Vec<String> = originals.iter().map(|o| rewritten(o)).collect();
     for i in (0..tools.len()).filter(unique) {
-        if keys[i].is_none()
-            && !fits(&originals[i])
-            && rewrites[i].len() <= MAX_NAME
-            && !taken.contains_key(&rewrites[i])
-        {
+        if keys[i].is_none() && !fits(&originals[i]) && rewrites[i].len() <= MAX_NAME && !taken.contains_key(&rewrites[i]) {
             taken.insert(rewrites[i].clone(), i);
             keys[i] = Some(Key::Name(rewrites[i].clone()));
         }
@@ -110,10 +92,7 @@ pub fn keys(tools: &[(String, String)]) -> Vec<Key> {
         }
         let name = hashed(&originals[i], &rewrites[i]);
         keys[i] = Some(match taken.get(&name) {
-            Some(&holder) => Key::Collision {
-                wanted: name,
-                holder: tools[holder].clone(),
-            },
+            Some(&holder) => Key::Collision { wanted: name, holder: tools[holder].clone() },
             None => {
                 taken.insert(name.clone(), i);
                 Key::Name(name)
@@ -125,12 +104,7 @@ pub fn keys(tools: &[(String, String)]) -> Vec<Key> {
             Some(first) => keys[first].clone(),
             None => keys[i].clone(),
         })
-        .map(|k| {
-            k.unwrap_or_else(|| Key::Collision {
-                wanted: String::new(),
-                holder: (String::new(), String::new()),
-            })
-        })
+        .map(|k| k.unwrap_or_else(|| Key::Collision { wanted: String::new(), holder: (String::new(), String::new()) }))
         .collect()
 }
 
@@ -153,9 +127,7 @@ impl ToolFilter {
         if self.exclude.iter().any(|p| glob(p, name)) {
             return false;
         }
-        self.include
-            .as_ref()
-            .is_none_or(|inc| inc.iter().any(|p| glob(p, name)))
+        self.include.as_ref().is_none_or(|inc| inc.iter().any(|p| glob(p, name)))
     }
 }
 
@@ -190,9 +162,7 @@ mod tests {
     use super::*;
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(s, t)| (s.to_string(), t.to_string()))
-            .collect()
+        list.iter().map(|(s, t)| (s.to_string(), t.to_string())).collect()
     }
 
     fn names(list: &[(&str, &str)]) -> Vec<String> {
@@ -207,30 +177,20 @@ mod tests {
 
     #[test]
     fn names_that_fit_stay_as_they_are() {
-        assert_eq!(
-            names(&[("fs", "read_file"), ("my-server", "list-all")]),
-            ["fs_read_file", "my-server_list-all"]
-        );
+        assert_eq!(names(&[("fs", "read_file"), ("my-server", "list-all")]), ["fs_read_file", "my-server_list-all"]);
     }
 
     #[test]
     fn a_dotted_name_beside_its_underscore_twin_is_hashed_and_the_twin_kept() {
         let got = names(&[("gh", "github.create_issue"), ("gh", "github_create_issue")]);
         assert_eq!(got[1], "gh_github_create_issue");
-        assert!(
-            got[0].starts_with("gh_github_create_issue_")
-                && got[0].len() == "gh_github_create_issue".len() + 9,
-            "{got:?}"
-        );
+        assert!(got[0].starts_with("gh_github_create_issue_") && got[0].len() == "gh_github_create_issue".len() + 9, "{got:?}");
         assert!(got.iter().all(|n| fits(n)));
     }
 
     #[test]
     fn a_dotted_name_alone_is_only_rewritten() {
-        assert_eq!(
-            names(&[("gh", "github.create_issue")]),
-            ["gh_github_create_issue"]
-        );
+        assert_eq!(names(&[("gh", "github.create_issue")]), ["gh_github_create_issue"]);
         assert_eq!(names(&[("1srv", "x")]), ["_1srv_x"]);
     }
 
@@ -243,10 +203,7 @@ mod tests {
         assert!(got.iter().all(|n| fits(n) && n.len() == 63), "{got:?}");
         // Stable: SHA-256 of the original, not a process-random hash.
         let digest = Sha256::digest(format!("s_{a}").as_bytes());
-        assert!(got[0].ends_with(&format!(
-            "_{:02x}{:02x}{:02x}{:02x}",
-            digest[0], digest[1], digest[2], digest[3]
-        )));
+        assert!(got[0].ends_with(&format!("_{:02x}{:02x}{:02x}{:02x}", digest[0], digest[1], digest[2], digest[3])));
     }
 
     #[test]
@@ -254,9 +211,7 @@ mod tests {
         let got = keys(&pairs(&[("x", "y_z_w"), ("x_y", "z_w"), ("x_y_z", "w")]));
         assert_eq!(got[0], Key::Name("x_y_z_w".into()));
         assert!(matches!(&got[1], Key::Name(n) if n.starts_with("x_y_z_w_")));
-        assert!(
-            matches!(&got[2], Key::Collision { holder, .. } if holder == &("x_y".to_string(), "z_w".to_string()))
-        );
+        assert!(matches!(&got[2], Key::Collision { holder, .. } if holder == &("x_y".to_string(), "z_w".to_string())));
     }
 
     #[test]
@@ -278,10 +233,7 @@ mod tests {
 
     #[test]
     fn exclude_wins_over_include() {
-        let f = ToolFilter {
-            include: Some(vec!["get_*".into(), "echo".into()]),
-            exclude: vec!["*secret*".into()],
-        };
+        let f = ToolFilter { include: Some(vec!["get_*".into(), "echo".into()]), exclude: vec!["*secret*".into()] };
         assert!(f.allows("get_user"));
         assert!(f.allows("echo"));
         assert!(!f.allows("get_secret"));

@@ -37,12 +37,7 @@ pub struct Verdicts {
 
 impl Verdicts {
     pub fn new(capacity: usize) -> Self {
-        Self {
-            capacity: capacity.max(1),
-            by_key: HashMap::new(),
-            order: VecDeque::new(),
-            validations: 0,
-        }
+        Self { capacity: capacity.max(1), by_key: HashMap::new(), order: VecDeque::new(), validations: 0 }
     }
 
     /// The verdict for the schema whose exact text is `text` and key `key` (from `schema_key`),
@@ -116,10 +111,7 @@ pub fn process_validations() -> u64 {
 pub fn validate_text(text: &str) -> Option<Problem> {
     match serde_json::from_str::<Value>(text) {
         Ok(schema) => validate(&schema),
-        Err(e) => Some(Problem {
-            pointer: String::new(),
-            message: format!("the schema is not JSON: {e}"),
-        }),
+        Err(e) => Some(Problem { pointer: String::new(), message: format!("the schema is not JSON: {e}") }),
     }
 }
 
@@ -139,10 +131,7 @@ pub fn validate(schema: &Value) -> Option<Problem> {
     let error = outcome.err()?;
     let pointer = error.instance_path().as_str().to_string();
     tracing::debug!(pointer = %pointer, dialect = ?dialect, "a tool schema is not valid against its meta-schema");
-    Some(Problem {
-        pointer,
-        message: truncate(error.to_string()),
-    })
+    Some(Problem { pointer, message: truncate(error.to_string()) })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,15 +149,9 @@ fn dialect_of(schema: &Value) -> Result<Dialect, Problem> {
         return Ok(Dialect::Draft202012);
     };
     let Some(uri) = declared.as_str() else {
-        return Err(Problem {
-            pointer: "/$schema".into(),
-            message: "$schema must be a string (a JSON Schema dialect URI)".into(),
-        });
+        return Err(Problem { pointer: "/$schema".into(), message: "$schema must be a string (a JSON Schema dialect URI)".into() });
     };
-    let normalized = uri
-        .trim()
-        .trim_end_matches('#')
-        .replacen("https://", "http://", 1);
+    let normalized = uri.trim().trim_end_matches('#').replacen("https://", "http://", 1);
     let dialect = match normalized.as_str() {
         "http://json-schema.org/draft-04/schema" => Dialect::Draft4,
         "http://json-schema.org/draft-06/schema" => Dialect::Draft6,
@@ -215,25 +198,14 @@ mod tests {
     fn the_declared_dialect_is_the_one_checked() {
         // A tuple `items` is draft-07; 2020-12 (the default) wants a schema there.
         let tuple = json!({"type": "array", "items": [{"type": "string"}]});
-        assert_eq!(
-            validate(&tuple).map(|p| p.pointer),
-            Some("/items".to_string())
-        );
+        assert_eq!(validate(&tuple).map(|p| p.pointer), Some("/items".to_string()));
         let draft7 = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "items": [{"type": "string"}]});
         assert_eq!(validate(&draft7), None);
-        assert_eq!(
-            validate(&json!({"type": "nope"})).map(|p| p.pointer),
-            Some("/type".to_string())
-        );
-        let unknown =
-            validate(&json!({"$schema": "https://example.com/my-dialect", "type": "object"}))
-                .expect("unknown dialect");
+        assert_eq!(validate(&json!({"type": "nope"})).map(|p| p.pointer), Some("/type".to_string()));
+        let unknown = validate(&json!({"$schema": "https://example.com/my-dialect", "type": "object"})).expect("unknown dialect");
         assert_eq!(unknown.pointer, "/$schema");
         assert_eq!(validate(&json!(true)), None, "a boolean schema is a schema");
-        assert_eq!(
-            validate(&json!("object")).map(|p| p.pointer),
-            Some(String::new())
-        );
+        assert_eq!(validate(&json!("object")).map(|p| p.pointer), Some(String::new()));
     }
 
     #[test]
@@ -246,11 +218,7 @@ mod tests {
         assert!(verdicts.check(&schema_key(bad), bad).is_some());
         assert_eq!(verdicts.validations(), 1, "the same text is validated once");
         assert!(verdicts.check(&schema_key(spaced), spaced).is_some());
-        assert_eq!(
-            verdicts.validations(),
-            2,
-            "other bytes are validated on their own"
-        );
+        assert_eq!(verdicts.validations(), 2, "other bytes are validated on their own");
         assert!(verdicts.check(&schema_key(good), good).is_none());
         assert!(verdicts.check(&schema_key(good), good).is_none());
         assert_eq!(verdicts.validations(), 3);
@@ -259,9 +227,7 @@ mod tests {
     #[test]
     fn the_cache_is_bounded() {
         let mut verdicts = Verdicts::new(3);
-        let texts: Vec<String> = (0..10)
-            .map(|i| format!(r#"{{"type":"object","title":"t{i}"}}"#))
-            .collect();
+        let texts: Vec<String> = (0..10).map(|i| format!(r#"{{"type":"object","title":"t{i}"}}"#)).collect();
         for text in &texts {
             verdicts.check(&schema_key(text), text);
         }
@@ -277,8 +243,7 @@ mod tests {
     #[test]
     fn long_messages_are_cut() {
         let big: Vec<String> = (0..200).map(|i| format!("field_{i}")).collect();
-        let problem = validate(&json!({"type": "object", "properties": {"required": big}}))
-            .expect("malformed");
+        let problem = validate(&json!({"type": "object", "properties": {"required": big}})).expect("malformed");
         assert!(problem.message.chars().count() <= MESSAGE_MAX + 1);
     }
 }

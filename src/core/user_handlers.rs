@@ -53,14 +53,8 @@ mod tests {
     #[test]
     fn list_changed_handlers_ask_for_their_list_and_elicitation_answers_input() {
         assert_eq!(asks("toolListChanged"), Asks::ListChanges(ListKind::Tools));
-        assert_eq!(
-            asks("promptListChanged"),
-            Asks::ListChanges(ListKind::Prompts)
-        );
-        assert_eq!(
-            asks("resourceListChanged"),
-            Asks::ListChanges(ListKind::Resources)
-        );
+        assert_eq!(asks("promptListChanged"), Asks::ListChanges(ListKind::Prompts));
+        assert_eq!(asks("resourceListChanged"), Asks::ListChanges(ListKind::Resources));
         assert_eq!(asks("elicitation"), Asks::AnswersInput);
         for kind in ["progress", "resourceUpdated", "logging", ""] {
             assert_eq!(asks(kind), Asks::Nothing, "{kind}");

@@ -29,19 +29,13 @@ pub struct JsEventSink {
 
 impl EventSink for JsEventSink {
     fn emit(&self, event: ServerEvent) {
-        let payload =
-            json!({ "server": event.server, "kind": event.kind.name(), "payload": event.payload });
-        self.events
-            .call(payload, ThreadsafeFunctionCallMode::NonBlocking);
+        let payload = json!({ "server": event.server, "kind": event.kind.name(), "payload": event.payload });
+        self.events.call(payload, ThreadsafeFunctionCallMode::NonBlocking);
     }
 
     fn stderr(&self, server: &str, chunk: Vec<u8>) {
-        let chunk = StderrChunk {
-            server: server.to_string(),
-            data: chunk.into(),
-        };
-        self.stderr
-            .call(chunk, ThreadsafeFunctionCallMode::NonBlocking);
+        let chunk = StderrChunk { server: server.to_string(), data: chunk.into() };
+        self.stderr.call(chunk, ThreadsafeFunctionCallMode::NonBlocking);
     }
 }
 
@@ -64,36 +58,20 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         if !self.settled {
             let event = json!({ "server": self.server, "kind": "inputAborted", "payload": { "id": self.id } });
-            self.events
-                .call(event, ThreadsafeFunctionCallMode::NonBlocking);
+            self.events.call(event, ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
 }
 
 impl ElicitationResponder for JsElicitation {
-    fn respond(
-        &self,
-        server: String,
-        key: String,
-        id: u32,
-        params: Value,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    fn respond(&self, server: String, key: String, id: u32, params: Value) -> BoxFuture<'static, Result<Value, String>> {
         let callback = self.callback.clone();
-        let guard = AbortOnDrop {
-            events: self.events.clone(),
-            server: server.clone(),
-            id,
-            settled: false,
-        };
+        let guard = AbortOnDrop { events: self.events.clone(), server: server.clone(), id, settled: false };
         Box::pin(async move {
             let mut guard = guard; // moved in whole: dropping the future drops it
-            let failed = |reason: String| {
-                format!("Elicitation handler for server {server} failed: {reason}")
-            };
+            let failed = |reason: String| format!("Elicitation handler for server {server} failed: {reason}");
             let promise = callback
-                .call_async_catch(
-                    json!({ "server": server, "key": key, "id": id, "params": params }),
-                )
+                .call_async_catch(json!({ "server": server, "key": key, "id": id, "params": params }))
                 .await
                 .map_err(|e| failed(e.reason.clone()));
             let answer = match promise {

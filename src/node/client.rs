@@ -54,18 +54,8 @@ pub struct CallToolOptions {
 }
 
 /// What the core builds a call's request `_meta` from (`core::tool_call::CallMeta`).
-fn call_meta(
-    progress: Option<Value>,
-    run_id: Option<Value>,
-    trace_json: Option<String>,
-    meta_json: Option<String>,
-) -> CallMeta {
-    CallMeta {
-        track_progress: progress,
-        run_id,
-        trace_json,
-        user_json: meta_json,
-    }
+fn call_meta(progress: Option<Value>, run_id: Option<Value>, trace_json: Option<String>, meta_json: Option<String>) -> CallMeta {
+    CallMeta { track_progress: progress, run_id, trace_json, user_json: meta_json }
 }
 
 /// A settled direct call, handed to the face's completion callback.
@@ -83,11 +73,7 @@ pub type CallDoneFn = ThreadsafeFunction<CallDone, (), CallDone, Status, false, 
 fn call_done(done_fn: &CallDoneFn, id: u32, settlement: Settlement) {
     let done = match settlement {
         Ok(json) => CallDone { id, ok: true, json },
-        Err(json) => CallDone {
-            id,
-            ok: false,
-            json,
-        },
+        Err(json) => CallDone { id, ok: false, json },
     };
     done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
 }
@@ -113,9 +99,7 @@ impl Drop for NativeClient {
 
 impl NativeClient {
     fn registry(&self) -> Arc<Registry> {
-        self.registry
-            .clone()
-            .expect("registry lives as long as the client")
+        self.registry.clone().expect("registry lives as long as the client")
     }
 
     fn server(&self, name: &str) -> Result<Arc<Connection>> {
@@ -133,51 +117,26 @@ impl NativeClient {
     pub fn new(
         #[napi(ts_arg_type = "Record<string, unknown>")] servers: Value,
         timeout_ms: Option<f64>,
-        #[napi(
-            ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void"
-        )]
-        on_event: EventFn,
-        #[napi(ts_arg_type = "(chunk: { server: string; data: Buffer }) => void")]
-        on_stderr: StderrFn,
-        #[napi(
-            ts_arg_type = "(request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>"
-        )]
-        on_elicit: ElicitFn,
-        #[napi(ts_arg_type = "(request: FetchRequest) => Promise<FetchResponse>")]
-        on_fetch: FetchFn,
+        #[napi(ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void")] on_event: EventFn,
+        #[napi(ts_arg_type = "(chunk: { server: string; data: Buffer }) => void")] on_stderr: StderrFn,
+        #[napi(ts_arg_type = "(request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
+        #[napi(ts_arg_type = "(request: FetchRequest) => Promise<FetchResponse>")] on_fetch: FetchFn,
         #[napi(ts_arg_type = "(bodyId: number) => Promise<Buffer | null>")] on_fetch_read: ReadFn,
         #[napi(ts_arg_type = "(bodyId: number) => void")] on_fetch_cancel: CancelFn,
-        #[napi(
-            ts_arg_type = "(request: { server: string; op: string; args: unknown }) => Promise<unknown>"
-        )]
-        on_auth: AuthFn,
+        #[napi(ts_arg_type = "(request: { server: string; op: string; args: unknown }) => Promise<unknown>")] on_auth: AuthFn,
         #[napi(ts_arg_type = "(done: CallDone) => void")] on_call_done: CallDoneFn,
     ) -> Result<Self> {
         let events = Arc::new(on_event);
-        let sink = Arc::new(JsEventSink {
-            events: events.clone(),
-            stderr: on_stderr,
-        });
-        let responder = Arc::new(JsElicitation {
-            callback: Arc::new(on_elicit),
-            events,
-        });
-        let js_fetch = Arc::new(JsFetch {
-            fetch: Arc::new(on_fetch),
-            read: Arc::new(on_fetch_read),
-            cancel: Arc::new(on_fetch_cancel),
-        });
+        let sink = Arc::new(JsEventSink { events: events.clone(), stderr: on_stderr });
+        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events });
+        let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
         let mut ports = HostPorts::reqwest().map_err(to_napi)?;
         ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
         let on_auth = Arc::new(on_auth);
         ports.auth_provider = Some(Arc::new(move |server: &str| {
-            Arc::new(JsAuthProvider {
-                callback: on_auth.clone(),
-                server: server.to_string(),
-            }) as Arc<dyn crate::core::auth::AuthProvider>
+            Arc::new(JsAuthProvider { callback: on_auth.clone(), server: server.to_string() }) as Arc<dyn crate::core::auth::AuthProvider>
         }));
-        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &ports)
-            .map_err(to_napi)?;
+        let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &ports).map_err(to_napi)?;
         Ok(NativeClient {
             registry: Some(Arc::new(registry)),
             calls: Default::default(),
@@ -194,13 +153,9 @@ impl NativeClient {
     }
 
     /// Connects one server (if needed) and returns its session info.
-    #[napi(
-        ts_return_type = "Promise<{ serverVersion?: string; instructions?: string; protocolVersion: string }>"
-    )]
+    #[napi(ts_return_type = "Promise<{ serverVersion?: string; instructions?: string; protocolVersion: string }>")]
     pub async fn connect(&self, server: String) -> Result<Value> {
-        operations::session_info(&*self.server(&server)?)
-            .await
-            .map_err(to_napi)
+        operations::session_info(&*self.server(&server)?).await.map_err(to_napi)
     }
 
     /// Closes and reopens one server's session.
@@ -225,19 +180,9 @@ impl NativeClient {
         &self,
         server: Option<String>,
         per_server_timeout_ms: Option<f64>,
-        #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<
-            Value,
-        >,
+        #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<Value>,
     ) -> Result<String> {
-        operations::list_tools(
-            &self.registry(),
-            server,
-            opt_ms(per_server_timeout_ms),
-            metas,
-            self.observing(),
-        )
-        .await
-        .map_err(to_napi)
+        operations::list_tools(&self.registry(), server, opt_ms(per_server_timeout_ms), metas, self.observing()).await.map_err(to_napi)
     }
 
     /// For each server, the epoch of its cached tool list when that list is still current and
@@ -248,27 +193,15 @@ impl NativeClient {
     }
 
     /// `resources/list`, `resources/templates/list` or `prompts/list` over all servers, every page.
-    #[napi(
-        ts_return_type = "Promise<Array<{ server: string; ok: boolean; value?: any; error?: any; durationMs: number }>>"
-    )]
+    #[napi(ts_return_type = "Promise<Array<{ server: string; ok: boolean; value?: any; error?: any; durationMs: number }>>")]
     pub async fn list_all(
         &self,
         #[napi(ts_arg_type = "'resources' | 'resourceTemplates' | 'prompts'")] kind: String,
         per_server_timeout_ms: Option<f64>,
-        #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<
-            Value,
-        >,
+        #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<Value>,
     ) -> Result<Value> {
-        let listing = Listing::from_name(&kind)
-            .ok_or_else(|| invalid(format!("unknown list kind {kind}")))?;
-        Ok(operations::list_all(
-            &self.registry(),
-            listing,
-            opt_ms(per_server_timeout_ms),
-            metas,
-            self.observing(),
-        )
-        .await)
+        let listing = Listing::from_name(&kind).ok_or_else(|| invalid(format!("unknown list kind {kind}")))?;
+        Ok(operations::list_all(&self.registry(), listing, opt_ms(per_server_timeout_ms), metas, self.observing()).await)
     }
 
     /// `tools/call`, shaped: `{ kind: 'toolError' | 'structured' | 'raw', ... }`.
@@ -287,9 +220,7 @@ impl NativeClient {
             call_id: o.call_id,
             max_total_timeout_ms: opt_ms(o.max_total_timeout_ms),
         });
-        tool_call::call(&conn, &self.calls, name, args, options, self.observing())
-            .await
-            .map_err(json_error)
+        tool_call::call(&conn, &self.calls, name, args, options, self.observing()).await.map_err(json_error)
     }
 
     /// `tools/call` written straight to a connected stdio server from this thread, settled
@@ -314,21 +245,12 @@ impl NativeClient {
     ) -> Result<bool> {
         let conn = self.server(&server)?;
         let meta = call_meta(progress, run_id, trace_json, meta_json);
-        let call = DirectCall {
-            server,
-            name,
-            args_json,
-            meta,
-            observed: self.observing(),
-            id: call_id,
-        };
+        let call = DirectCall { server, name, args_json, meta, observed: self.observing(), id: call_id };
         let done_fn = self.call_done.clone();
         let settled = move |settled: Settled| match settled {
             Settled::Done(settlement) => call_done(&done_fn, call_id, settlement),
             Settled::FollowUp(follow_up) => {
-                napi::bindgen_prelude::spawn(async move {
-                    call_done(&done_fn, call_id, follow_up.await)
-                });
+                napi::bindgen_prelude::spawn(async move { call_done(&done_fn, call_id, follow_up.await) });
             }
         };
         tool_call::start(&conn, &self.calls, call, settled).map_err(to_napi)
@@ -349,33 +271,24 @@ impl NativeClient {
         #[napi(ts_arg_type = "Record<string, string> | undefined")] meta: Option<Value>,
     ) -> Result<Value> {
         let conn = self.server(&server)?;
-        encode::wrapped_or_error(
-            operations::read_resource(&conn, uri, meta, self.observing()).await,
-        )
-        .map_err(json_error)
+        encode::wrapped_or_error(operations::read_resource(&conn, uri, meta, self.observing()).await).map_err(json_error)
     }
 
     #[napi]
     pub async fn subscribe_resource(&self, server: String, uri: String) -> Result<Value> {
-        listen::subscribe_resource(&*self.server(&server)?, &uri)
-            .await
-            .map_err(to_napi)
+        listen::subscribe_resource(&*self.server(&server)?, &uri).await.map_err(to_napi)
     }
 
     #[napi]
     pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
-        listen::unsubscribe_resource(&*self.server(&server)?, &uri)
-            .await
-            .map_err(to_napi)
+        listen::unsubscribe_resource(&*self.server(&server)?, &uri).await.map_err(to_napi)
     }
 
     /// A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
     /// for `server`: the core decides what it asks for (`core::user_handlers`).
     #[napi]
     pub async fn handler_registered(&self, server: String, kind: String) -> Result<()> {
-        user_handlers::registered(&self.registry(), &server, &kind)
-            .await
-            .map_err(to_napi)
+        user_handlers::registered(&self.registry(), &server, &kind).await.map_err(to_napi)
     }
 
     /// `prompts/get`, plus the matching `prompts/list` entry as `prompt`.
@@ -388,19 +301,13 @@ impl NativeClient {
         #[napi(ts_arg_type = "Record<string, string> | undefined")] meta: Option<Value>,
     ) -> Result<Value> {
         let conn = self.server(&server)?;
-        encode::wrapped_or_error(
-            operations::get_prompt(&conn, name, args, meta, self.observing()).await,
-        )
-        .map_err(json_error)
+        encode::wrapped_or_error(operations::get_prompt(&conn, name, args, meta, self.observing()).await).map_err(json_error)
     }
 
     /// Advertise elicitation for a server on its next connect (errors once connected).
     #[napi]
     pub async fn enable_elicitation(&self, server: String) -> Result<()> {
-        self.server(&server)?
-            .enable_elicitation()
-            .await
-            .map_err(to_napi)
+        self.server(&server)?.enable_elicitation().await.map_err(to_napi)
     }
 
     /// `{ server: instructions | null }` from the last initialized session of each server, now.
@@ -430,30 +337,20 @@ impl NativeClient {
         #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>,
     ) -> Result<Option<Value>> {
         let conn = self.server(&server)?;
-        encode::trace_or_error(operations::set_roots(&conn, roots, self.observing()).await)
-            .map_err(json_error)
+        encode::trace_or_error(operations::set_roots(&conn, roots, self.observing()).await).map_err(json_error)
     }
 
     /// Sends `notifications/roots/list_changed` (a no-op when not connected); returns the trace as `set_roots`.
     #[napi(ts_return_type = "Promise<unknown>")]
     pub async fn send_roots_list_changed(&self, server: String) -> Result<Option<Value>> {
         let conn = self.server(&server)?;
-        encode::trace_or_error(operations::send_roots_list_changed(&conn, self.observing()).await)
-            .map_err(json_error)
+        encode::trace_or_error(operations::send_roots_list_changed(&conn, self.observing()).await).map_err(json_error)
     }
 
     /// Completes a pending OAuth authorization with the code captured at the redirect URI.
     #[napi]
-    pub async fn finish_auth(
-        &self,
-        server: String,
-        code: String,
-        iss: Option<String>,
-    ) -> Result<()> {
-        self.server(&server)?
-            .finish_auth(&code, iss.as_deref())
-            .await
-            .map_err(to_napi)
+    pub async fn finish_auth(&self, server: String, code: String, iss: Option<String>) -> Result<()> {
+        self.server(&server)?.finish_auth(&code, iss.as_deref()).await.map_err(to_napi)
     }
 
     /// `{ server: sessionId }` for connected Streamable HTTP servers.
@@ -471,28 +368,16 @@ impl NativeClient {
     /// Runs the interactive OAuth flow for a server (see `Connection::authenticate`).
     /// `flowId` lets `cancelAuthentication` abort it.
     #[napi]
-    pub async fn authenticate(
-        &self,
-        server: String,
-        timeout_ms: Option<f64>,
-        flow_id: u32,
-    ) -> Result<()> {
+    pub async fn authenticate(&self, server: String, timeout_ms: Option<f64>, flow_id: u32) -> Result<()> {
         let conn = self.server(&server)?;
         let timeout = opt_ms(timeout_ms).map(std::time::Duration::from_millis);
-        self.calls
-            .run(Some(flow_id), |abort| {
-                conn.authenticate(timeout, abort.token)
-            })
-            .await
-            .map_err(to_napi)
+        self.calls.run(Some(flow_id), |abort| conn.authenticate(timeout, abort.token)).await.map_err(to_napi)
     }
 
     /// Advertises elicitation on the next connect, synchronously (refused once connected).
     #[napi]
     pub fn enable_elicitation_now(&self, server: String) -> Result<()> {
-        self.server(&server)?
-            .enable_elicitation_now()
-            .map_err(to_napi)
+        self.server(&server)?.enable_elicitation_now().map_err(to_napi)
     }
 }
 
@@ -514,21 +399,14 @@ pub fn defaults() -> Value {
 /// Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
 /// rebuilding tools from cached definitions without a connection.
 #[napi]
-pub fn describe_tool(
-    server: String,
-    #[napi(ts_arg_type = "Record<string, unknown>")] tool: Value,
-) -> Value {
+pub fn describe_tool(server: String, #[napi(ts_arg_type = "Record<string, unknown>")] tool: Value) -> Value {
     describe_tool_entry(&server, &tool)
 }
 
 /// The names a client hands Mastra for its tools (`core::tool_names::keys`): for each
 /// `[server, tool]` in order, `{ name }` or `{ collision, holder: [server, tool] }`.
-#[napi(
-    ts_return_type = "Array<{ name: string } | { collision: string; holder: [string, string] }>"
-)]
-pub fn tool_keys(
-    #[napi(ts_arg_type = "Array<[string, string]>")] tools: Vec<Vec<String>>,
-) -> Value {
+#[napi(ts_return_type = "Array<{ name: string } | { collision: string; holder: [string, string] }>")]
+pub fn tool_keys(#[napi(ts_arg_type = "Array<[string, string]>")] tools: Vec<Vec<String>>) -> Value {
     let pairs: Vec<(String, String)> = tools
         .into_iter()
         .map(|mut pair| {

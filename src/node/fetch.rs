@@ -43,8 +43,7 @@ pub struct FetchResponse {
 }
 
 /// `(request) => Promise<FetchResponse>`
-pub type FetchFn =
-    ThreadsafeFunction<FetchRequest, Promise<FetchResponse>, FetchRequest, Status, false, true>;
+pub type FetchFn = ThreadsafeFunction<FetchRequest, Promise<FetchResponse>, FetchRequest, Status, false, true>;
 /// `(bodyId) => Promise<Buffer | null>` (null at the end of the body)
 pub type ReadFn = ThreadsafeFunction<u32, Promise<Option<Buffer>>, u32, Status, false, true>;
 /// `(bodyId) => void`
@@ -59,10 +58,7 @@ pub struct JsFetch {
 impl JsFetch {
     /// One backend per server (the face picks that server's `fetch`).
     pub fn backend_for(self: &Arc<Self>, server: &str) -> SharedBackend {
-        Arc::new(JsFetchBackend {
-            js: self.clone(),
-            server: server.to_string(),
-        })
+        Arc::new(JsFetchBackend { js: self.clone(), server: server.to_string() })
     }
 }
 
@@ -88,8 +84,7 @@ impl BodyGuard {
 impl Drop for BodyGuard {
     fn drop(&mut self) {
         if !self.finished {
-            self.cancel
-                .call(self.id, ThreadsafeFunctionCallMode::NonBlocking);
+            self.cancel.call(self.id, ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
 }
@@ -103,35 +98,15 @@ impl HttpBackend for JsFetchBackend {
                 server: server.clone(),
                 url: request.url.to_string(),
                 method: request.method.clone(),
-                headers: request
-                    .headers
-                    .iter()
-                    .map(|(k, v)| vec![k.clone(), v.clone()])
-                    .collect(),
-                body: request
-                    .body
-                    .as_ref()
-                    .map(|b| String::from_utf8_lossy(b).into_owned()),
+                headers: request.headers.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect(),
+                body: request.body.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()),
                 context: request.context,
-                redirect: if request.follow_redirects {
-                    "follow"
-                } else {
-                    "manual"
-                }
-                .to_string(),
+                redirect: if request.follow_redirects { "follow" } else { "manual" }.to_string(),
             };
-            let promise = js
-                .fetch
-                .call_async_catch(req)
-                .await
-                .map_err(|e| NetError::Fetch(e.reason.clone()))?;
-            let response = promise
-                .await
-                .map_err(|e| NetError::Fetch(e.reason.clone()))?;
+            let promise = js.fetch.call_async_catch(req).await.map_err(|e| NetError::Fetch(e.reason.clone()))?;
+            let response = promise.await.map_err(|e| NetError::Fetch(e.reason.clone()))?;
             if let Some(why) = response.unreachable {
-                return Err(NetError::Unreachable(format!(
-                    "the fetch for MCP server {server} could not connect: {why}"
-                )));
+                return Err(NetError::Unreachable(format!("the fetch for MCP server {server} could not connect: {why}")));
             }
             let headers = response
                 .headers
@@ -145,11 +120,7 @@ impl HttpBackend for JsFetchBackend {
             let body = match response.body_id {
                 None => futures::stream::empty().boxed(),
                 Some(id) => {
-                    let guard = BodyGuard {
-                        id,
-                        cancel: js.cancel.clone(),
-                        finished: false,
-                    };
+                    let guard = BodyGuard { id, cancel: js.cancel.clone(), finished: false };
                     futures::stream::unfold(Some((js.read.clone(), guard)), |state| async move {
                         let (read, guard) = state?;
                         let next = match read.call_async_catch(guard.id).await {
@@ -157,34 +128,21 @@ impl HttpBackend for JsFetchBackend {
                             Err(e) => Err(e),
                         };
                         match next {
-                            Ok(Some(chunk)) => {
-                                Some((Ok(Bytes::from(chunk.to_vec())), Some((read, guard))))
-                            }
+                            Ok(Some(chunk)) => Some((Ok(Bytes::from(chunk.to_vec())), Some((read, guard)))),
                             Ok(None) => {
                                 guard.finish();
                                 None
                             }
                             Err(e) => {
                                 guard.finish();
-                                Some((
-                                    Err(NetError::Body(format!(
-                                        "reading the fetch response failed: {}",
-                                        e.reason
-                                    ))),
-                                    None,
-                                ))
+                                Some((Err(NetError::Body(format!("reading the fetch response failed: {}", e.reason))), None))
                             }
                         }
                     })
                     .boxed()
                 }
             };
-            Ok(HttpResponse {
-                status: response.status as u16,
-                headers,
-                url,
-                body,
-            })
+            Ok(HttpResponse { status: response.status as u16, headers, url, body })
         })
     }
 

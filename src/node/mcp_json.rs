@@ -35,11 +35,7 @@ pub fn parse_mcp_config(text: String, source: McpConfigSource) -> String {
         Some(name) => match Format::from_name(name) {
             Some(f) => Some(f),
             None => {
-                let message = format!(
-                    "{}: unknown format \"{name}\" (expected one of {})",
-                    source.label,
-                    Format::NAMES
-                );
+                let message = format!("{}: unknown format \"{name}\" (expected one of {})", source.label, Format::NAMES);
                 return json!({ "ok": false, "error": { "code": "INVALID_OPTION", "message": message, "file": source.label } }).to_string();
             }
         },

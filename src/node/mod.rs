@@ -25,11 +25,7 @@ pub(crate) fn in_runtime<T>(f: impl FnOnce() -> T) -> T {
 
 #[napi_derive::module_init]
 fn init() {
-    match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-    {
+    match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
         Ok(rt) => {
             let _ = RUNTIME.set(rt.handle().clone());
             napi::bindgen_prelude::create_custom_tokio_runtime(rt);

@@ -23,29 +23,17 @@ pub struct JsAuthProvider {
 }
 
 impl AuthProvider for JsAuthProvider {
-    fn call(
-        &self,
-        op: &'static str,
-        args: Value,
-    ) -> BoxFuture<'static, std::result::Result<Value, String>> {
+    fn call(&self, op: &'static str, args: Value) -> BoxFuture<'static, std::result::Result<Value, String>> {
         let callback = self.callback.clone();
         let server = self.server.clone();
         Box::pin(async move {
             let promise = callback
                 .call_async_catch(json!({ "server": server, "op": op, "args": args }))
                 .await
-                .map_err(|e| {
-                    format!(
-                        "OAuth provider {op}() for server {server} failed: {}",
-                        e.reason
-                    )
-                })?;
-            promise.await.map_err(|e| {
-                format!(
-                    "OAuth provider {op}() for server {server} failed: {}",
-                    e.reason
-                )
-            })
+                .map_err(|e| format!("OAuth provider {op}() for server {server} failed: {}", e.reason))?;
+            promise
+                .await
+                .map_err(|e| format!("OAuth provider {op}() for server {server} failed: {}", e.reason))
         })
     }
 }
@@ -53,12 +41,7 @@ impl AuthProvider for JsAuthProvider {
 /// The 11 redirect URLs a callback server may bind for `redirectUrl`.
 #[napi]
 pub fn get_callback_url_candidates(redirect_url: String) -> Result<Vec<String>> {
-    let url = url::Url::parse(&redirect_url).map_err(|e| {
-        Error::new(
-            Status::InvalidArg,
-            format!("invalid redirect URL {redirect_url}: {e}"),
-        )
-    })?;
+    let url = url::Url::parse(&redirect_url).map_err(|e| Error::new(Status::InvalidArg, format!("invalid redirect URL {redirect_url}: {e}")))?;
     Ok(candidates(&url).iter().map(|u| u.to_string()).collect())
 }
 
@@ -80,18 +63,9 @@ impl NativeCallbackServer {
     /// Binds the redirect URL's host (or the next free port of the ten after it).
     #[napi(factory)]
     pub async fn start(redirect_url: String, state: String) -> Result<NativeCallbackServer> {
-        let url = url::Url::parse(&redirect_url).map_err(|e| {
-            Error::new(
-                Status::InvalidArg,
-                format!("invalid redirect URL {redirect_url}: {e}"),
-            )
-        })?;
-        let server = CallbackServer::start(&url, Some(state))
-            .await
-            .map_err(|e| Error::new(Status::GenericFailure, e))?;
-        Ok(NativeCallbackServer {
-            inner: Arc::new(server),
-        })
+        let url = url::Url::parse(&redirect_url).map_err(|e| Error::new(Status::InvalidArg, format!("invalid redirect URL {redirect_url}: {e}")))?;
+        let server = CallbackServer::start(&url, Some(state)).await.map_err(|e| Error::new(Status::GenericFailure, e))?;
+        Ok(NativeCallbackServer { inner: Arc::new(server) })
     }
 
     #[napi(getter)]
@@ -106,21 +80,9 @@ impl NativeCallbackServer {
 
     #[napi]
     pub async fn wait_for_code(&self, timeout_ms: Option<f64>) -> Result<CallbackResult> {
-        let timeout = Duration::from_millis(
-            timeout_ms
-                .and_then(positive_ms_f64)
-                .unwrap_or(DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS),
-        );
-        let cb = self
-            .inner
-            .wait_for_code(timeout)
-            .await
-            .map_err(|e| Error::new(Status::GenericFailure, e))?;
-        Ok(CallbackResult {
-            code: cb.code,
-            state: cb.state,
-            iss: cb.iss,
-        })
+        let timeout = Duration::from_millis(timeout_ms.and_then(positive_ms_f64).unwrap_or(DEFAULT_OAUTH_CALLBACK_TIMEOUT_MS));
+        let cb = self.inner.wait_for_code(timeout).await.map_err(|e| Error::new(Status::GenericFailure, e))?;
+        Ok(CallbackResult { code: cb.code, state: cb.state, iss: cb.iss })
     }
 
     /// Resolves once the port can be bound again.

@@ -23,10 +23,7 @@ use crate::core::net::{HostPolicy, NetClient, SharedBackend};
 
 /// Errors cross as JSON under this key, for the face to raise the SDK's class.
 fn step_error(e: StepError) -> Error {
-    Error::new(
-        Status::GenericFailure,
-        json!({ "oauthStepError": e.to_json() }).to_string(),
-    )
+    Error::new(Status::GenericFailure, json!({ "oauthStepError": e.to_json() }).to_string())
 }
 
 fn bad_input(message: impl std::fmt::Display) -> Error {
@@ -36,26 +33,16 @@ fn bad_input(message: impl std::fmt::Display) -> Error {
 /// One shared HTTP client for the standalone OAuth functions (built on first use).
 fn reqwest_backend() -> SharedBackend {
     static BACKEND: OnceLock<SharedBackend> = OnceLock::new();
-    BACKEND
-        .get_or_init(|| Arc::new(ReqwestBackend::shared()))
-        .clone()
+    BACKEND.get_or_init(|| Arc::new(ReqwestBackend::shared())).clone()
 }
 
 /// A user's `fetch` through the fetch bridge, or our own HTTP client. OAuth helpers called on
 /// their own have no `allowedHosts`.
-fn net_for(
-    label: &str,
-    fetch: Option<FetchFn>,
-    read: Option<ReadFn>,
-    cancel: Option<CancelFn>,
-) -> Result<NetClient> {
+fn net_for(label: &str, fetch: Option<FetchFn>, read: Option<ReadFn>, cancel: Option<CancelFn>) -> Result<NetClient> {
     let backend = match (fetch, read, cancel) {
-        (Some(fetch), Some(read), Some(cancel)) => Arc::new(JsFetch {
-            fetch: Arc::new(fetch),
-            read: Arc::new(read),
-            cancel: Arc::new(cancel),
-        })
-        .backend_for(label),
+        (Some(fetch), Some(read), Some(cancel)) => {
+            Arc::new(JsFetch { fetch: Arc::new(fetch), read: Arc::new(read), cancel: Arc::new(cancel) }).backend_for(label)
+        }
         _ => reqwest_backend(),
     };
     Ok(NetClient::new(backend, HostPolicy::allow_all(), Vec::new()))
@@ -87,73 +74,39 @@ fn opt_url(input: &Value, key: &str) -> Result<Option<url::Url>> {
 pub async fn oauth_step(
     step: String,
     #[napi(ts_arg_type = "Record<string, unknown>")] input: Value,
-    #[napi(ts_arg_type = "((request: FetchRequest) => Promise<FetchResponse>) | undefined | null")]
-    on_fetch: Option<FetchFn>,
-    #[napi(ts_arg_type = "((bodyId: number) => Promise<Buffer | null>) | undefined | null")]
-    on_fetch_read: Option<ReadFn>,
-    #[napi(ts_arg_type = "((bodyId: number) => void) | undefined | null")] on_fetch_cancel: Option<
-        CancelFn,
-    >,
-    #[napi(
-        ts_arg_type = "((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null"
-    )]
+    #[napi(ts_arg_type = "((request: FetchRequest) => Promise<FetchResponse>) | undefined | null")] on_fetch: Option<FetchFn>,
+    #[napi(ts_arg_type = "((bodyId: number) => Promise<Buffer | null>) | undefined | null")] on_fetch_read: Option<ReadFn>,
+    #[napi(ts_arg_type = "((bodyId: number) => void) | undefined | null")] on_fetch_cancel: Option<CancelFn>,
+    #[napi(ts_arg_type = "((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null")]
     on_provider: Option<AuthFn>,
 ) -> Result<Value> {
     let label = s(&input, "label").unwrap_or("OAuth").to_string();
     let net = net_for(&label, on_fetch, on_fetch_read, on_fetch_cancel)?;
-    let provider = on_provider.map(|f| JsAuthProvider {
-        callback: Arc::new(f),
-        server: label.clone(),
-    });
-    run_step(
-        &step,
-        &input,
-        &net,
-        provider.as_ref().map(|p| p as &dyn AuthProvider),
-    )
-    .await
+    let provider = on_provider.map(|f| JsAuthProvider { callback: Arc::new(f), server: label.clone() });
+    run_step(&step, &input, &net, provider.as_ref().map(|p| p as &dyn AuthProvider)).await
 }
 
-async fn run_step(
-    step: &str,
-    input: &Value,
-    net: &NetClient,
-    provider: Option<&dyn AuthProvider>,
-) -> Result<Value> {
+async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&dyn AuthProvider>) -> Result<Value> {
     let version = s(input, "protocolVersion");
     match step {
         "discoverOAuthProtectedResourceMetadata" => {
             let server = url_arg(input, "serverUrl")?;
             let explicit = opt_url(input, "resourceMetadataUrl")?;
-            discovery::protected_resource_metadata(net, &server, explicit, version)
-                .await
-                .map_err(step_error)
+            discovery::protected_resource_metadata(net, &server, explicit, version).await.map_err(step_error)
         }
         "discoverOAuthMetadata" => {
             let issuer = url_arg(input, "issuer")?;
             let server = opt_url(input, "authorizationServerUrl")?.unwrap_or(issuer);
-            Ok(discovery::oauth_metadata(net, &server, version)
-                .await
-                .map_err(step_error)?
-                .unwrap_or(Value::Null))
+            Ok(discovery::oauth_metadata(net, &server, version).await.map_err(step_error)?.unwrap_or(Value::Null))
         }
         "discoverAuthorizationServerMetadata" => {
             let expected = req(input, "authorizationServerUrl")?;
-            let skip = input
-                .get("skipIssuerValidation")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            Ok(
-                discovery::authorization_server_metadata(net, expected, version, skip)
-                    .await
-                    .map_err(step_error)?
-                    .unwrap_or(Value::Null),
-            )
+            let skip = input.get("skipIssuerValidation").and_then(Value::as_bool).unwrap_or(false);
+            Ok(discovery::authorization_server_metadata(net, expected, version, skip).await.map_err(step_error)?.unwrap_or(Value::Null))
         }
         "startAuthorization" => {
             let server = url_arg(input, "authorizationServerUrl")?;
-            let client = obj(input, "clientInformation")
-                .ok_or_else(|| bad_input("clientInformation is required"))?;
+            let client = obj(input, "clientInformation").ok_or_else(|| bad_input("clientInformation is required"))?;
             let resource = opt_url(input, "resource")?;
             let a = token::start_authorization(
                 &server,
@@ -197,33 +150,14 @@ async fn run_step(
         }
         "registerClient" => {
             let server = url_arg(input, "authorizationServerUrl")?;
-            let client_metadata = obj(input, "clientMetadata")
-                .ok_or_else(|| bad_input("clientMetadata is required"))?;
-            register::register_client(
-                net,
-                &server,
-                obj(input, "metadata"),
-                client_metadata,
-                s(input, "scope"),
-            )
-            .await
-            .map_err(step_error)
+            let client_metadata = obj(input, "clientMetadata").ok_or_else(|| bad_input("clientMetadata is required"))?;
+            register::register_client(net, &server, obj(input, "metadata"), client_metadata, s(input, "scope")).await.map_err(step_error)
         }
         "selectResourceURL" => {
             let provider = provider.ok_or_else(|| bad_input("a provider is required"))?;
             let server = url_arg(input, "serverUrl")?;
-            let config = Provider(provider)
-                .config()
-                .await
-                .map_err(|e| step_error(StepError::Provider(e)))?;
-            let chosen = driver::select_resource_url(
-                &server,
-                provider,
-                &config,
-                obj(input, "resourceMetadata"),
-            )
-            .await
-            .map_err(step_error)?;
+            let config = Provider(provider).config().await.map_err(|e| step_error(StepError::Provider(e)))?;
+            let chosen = driver::select_resource_url(&server, provider, &config, obj(input, "resourceMetadata")).await.map_err(step_error)?;
             Ok(chosen.map(|u| json!(u.as_str())).unwrap_or(Value::Null))
         }
         "auth" => {
@@ -239,9 +173,7 @@ async fn run_step(
                 force_reauthorization: flag("forceReauthorization"),
                 no_redirect: false,
             };
-            let result = driver::auth(net, provider, &options)
-                .await
-                .map_err(step_error)?;
+            let result = driver::auth(net, provider, &options).await.map_err(step_error)?;
             Ok(json!(result.as_str()))
         }
         other => Err(bad_input(format!("unknown OAuth step {other}"))),
@@ -252,10 +184,7 @@ async fn run_step(
 /// `extractResourceMetadataUrl`, `generateWWWAuthenticateHeader`, `extractBearerToken`,
 /// `generateProtectedResourceMetadata`, `parseErrorResponse`'s parsing.
 #[napi(ts_return_type = "unknown")]
-pub fn oauth_helper(
-    name: String,
-    #[napi(ts_arg_type = "Record<string, unknown>")] input: Value,
-) -> Result<Value> {
+pub fn oauth_helper(name: String, #[napi(ts_arg_type = "Record<string, unknown>")] input: Value) -> Result<Value> {
     match name.as_str() {
         "buildDiscoveryUrls" => {
             let url = url_arg(&input, "url")?;
@@ -264,10 +193,9 @@ pub fn oauth_helper(
                 .map(|(u, kind)| json!({ "url": u.as_str(), "type": kind.as_str() }))
                 .collect())
         }
-        "extractResourceMetadataUrl" => Ok(s(&input, "header")
-            .and_then(challenge::resource_metadata_url)
-            .map(|u| json!(u.as_str()))
-            .unwrap_or(Value::Null)),
+        "extractResourceMetadataUrl" => {
+            Ok(s(&input, "header").and_then(challenge::resource_metadata_url).map(|u| json!(u.as_str())).unwrap_or(Value::Null))
+        }
         "extractWWWAuthenticateParams" => {
             let p = challenge::challenge_params(s(&input, "header").unwrap_or_default());
             Ok(json!({
@@ -281,28 +209,11 @@ pub fn oauth_helper(
             let extra: Vec<(String, String)> = input
                 .get("additionalParams")
                 .and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| {
-                            (
-                                k.clone(),
-                                v.as_str()
-                                    .map(str::to_string)
-                                    .unwrap_or_else(|| v.to_string()),
-                            )
-                        })
-                        .collect()
-                })
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect())
                 .unwrap_or_default();
-            Ok(json!(challenge::www_authenticate_header(
-                s(&input, "resourceMetadataUrl"),
-                &extra
-            )))
+            Ok(json!(challenge::www_authenticate_header(s(&input, "resourceMetadataUrl"), &extra)))
         }
-        "extractBearerToken" => Ok(s(&input, "header")
-            .and_then(challenge::bearer_token)
-            .map(Value::String)
-            .unwrap_or(Value::Null)),
+        "extractBearerToken" => Ok(s(&input, "header").and_then(challenge::bearer_token).map(Value::String).unwrap_or(Value::Null)),
         "generateProtectedResourceMetadata" => {
             let c = &input;
             let mut m = json!({
@@ -320,18 +231,9 @@ pub fn oauth_helper(
             Ok(m)
         }
         "parseErrorResponse" => {
-            let status = input
-                .get("status")
-                .and_then(Value::as_u64)
-                .and_then(|v| u16::try_from(v).ok());
-            Ok(
-                token::parse_error_response(status, s(&input, "body").unwrap_or_default())
-                    .to_json(),
-            )
+            let status = input.get("status").and_then(Value::as_u64).and_then(|v| u16::try_from(v).ok());
+            Ok(token::parse_error_response(status, s(&input, "body").unwrap_or_default()).to_json())
         }
-        other => Err(Error::new(
-            Status::InvalidArg,
-            format!("unknown OAuth helper {other}"),
-        )),
+        other => Err(Error::new(Status::InvalidArg, format!("unknown OAuth helper {other}"))),
     }
 }

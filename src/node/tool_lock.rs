@@ -24,12 +24,8 @@ pub fn tool_fingerprints(#[napi(ts_arg_type = "unknown")] tools: Value) -> Resul
 
 /// The text of a lock file for `{ server: tools }`.
 #[napi]
-pub fn tool_lock_text(
-    #[napi(ts_arg_type = "Record<string, unknown>")] servers: Value,
-) -> Result<String> {
-    let Value::Object(servers) = servers else {
-        return Err(invalid("the servers must be an object of tools by server"));
-    };
+pub fn tool_lock_text(#[napi(ts_arg_type = "Record<string, unknown>")] servers: Value) -> Result<String> {
+    let Value::Object(servers) = servers else { return Err(invalid("the servers must be an object of tools by server")) };
     lock_text(&servers).map_err(invalid)
 }
 
@@ -43,21 +39,13 @@ pub fn tool_drift(
     #[napi(ts_arg_type = "unknown")] tools: Value,
 ) -> Result<Value> {
     let servers = lock_servers(&lock).map_err(invalid)?;
-    let Some(pinned) = servers.get(&server) else {
-        return Ok(Value::Null);
-    };
+    let Some(pinned) = servers.get(&server) else { return Ok(Value::Null) };
     let listed = tools_of(&server, &tools).map_err(invalid)?;
-    Ok(Value::Array(
-        drift(pinned, &listed).iter().map(drift_json).collect(),
-    ))
+    Ok(Value::Array(drift(pinned, &listed).iter().map(drift_json).collect()))
 }
 
 /// Checks a parsed lock's shape: the names of the servers it pins. Throws with what is wrong.
 #[napi]
 pub fn tool_lock_servers(#[napi(ts_arg_type = "unknown")] lock: Value) -> Result<Vec<String>> {
-    Ok(lock_servers(&lock)
-        .map_err(invalid)?
-        .keys()
-        .cloned()
-        .collect())
+    Ok(lock_servers(&lock).map_err(invalid)?.keys().cloned().collect())
 }

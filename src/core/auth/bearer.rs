@@ -10,9 +10,7 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
-use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-};
+use rmcp::transport::streamable_http_client::{SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse};
 use sse_stream::Sse;
 
 use super::session::OAuthSession;
@@ -25,11 +23,7 @@ pub struct BearerClient<C> {
 
 impl<C: StreamableHttpClient + Sync> BearerClient<C> {
     /// Runs `call` with the current token; on a 401 for that token, renews once and retries.
-    async fn with_token<T, F, Fut>(
-        &self,
-        given: Option<String>,
-        call: F,
-    ) -> Result<T, StreamableHttpError<C::Error>>
+    async fn with_token<T, F, Fut>(&self, given: Option<String>, call: F) -> Result<T, StreamableHttpError<C::Error>>
     where
         F: Fn(Option<String>) -> Fut,
         Fut: std::future::Future<Output = Result<T, StreamableHttpError<C::Error>>>,
@@ -40,14 +34,7 @@ impl<C: StreamableHttpClient + Sync> BearerClient<C> {
         };
         match call(token.clone()).await {
             Err(StreamableHttpError::AuthRequired(challenge)) if token.is_some() => {
-                match self
-                    .session
-                    .renew_after_rejection(
-                        token.as_deref(),
-                        Some(&challenge.www_authenticate_header),
-                    )
-                    .await
-                {
+                match self.session.renew_after_rejection(token.as_deref(), Some(&challenge.www_authenticate_header)).await {
                     Some(fresh) => call(Some(fresh)).await,
                     None => Err(StreamableHttpError::AuthRequired(challenge)),
                 }
@@ -69,13 +56,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         self.with_token(auth_header, |token| {
-            self.inner.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
+            self.inner.post_message(uri.clone(), message.clone(), session_id.clone(), token, custom_headers.clone())
         })
         .await
     }
@@ -87,15 +68,8 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.with_token(auth_header, |token| {
-            self.inner.delete_session(
-                uri.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
+        self.with_token(auth_header, |token| self.inner.delete_session(uri.clone(), session_id.clone(), token, custom_headers.clone()))
+            .await
     }
 
     async fn get_stream(
@@ -107,13 +81,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         self.with_token(auth_header, |token| {
-            self.inner.get_stream(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
+            self.inner.get_stream(uri.clone(), session_id.clone(), last_event_id.clone(), token, custom_headers.clone())
         })
         .await
     }

@@ -62,26 +62,15 @@ pub struct CallbackServer {
 
 impl CallbackServer {
     /// Binds and starts serving; a valid callback must carry `state`.
-    pub async fn start(
-        redirect_url: &url::Url,
-        state: Option<String>,
-    ) -> Result<CallbackServer, String> {
+    pub async fn start(redirect_url: &url::Url, state: Option<String>) -> Result<CallbackServer, String> {
         Self::start_with_state_cell(redirect_url, Arc::new(Mutex::new(state))).await
     }
 
     /// Like `start`, but the expected `state` is read from `cell` when a callback arrives (the
     /// OAuth session's pending authorization), so a callback delivered while the authorization
     /// is still being started is judged against the right value.
-    pub async fn start_with_state_cell(
-        redirect_url: &url::Url,
-        expected_state: Arc<Mutex<Option<String>>>,
-    ) -> Result<CallbackServer, String> {
-        let host = redirect_url
-            .host_str()
-            .unwrap_or("127.0.0.1")
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
+    pub async fn start_with_state_cell(redirect_url: &url::Url, expected_state: Arc<Mutex<Option<String>>>) -> Result<CallbackServer, String> {
+        let host = redirect_url.host_str().unwrap_or("127.0.0.1").trim_start_matches('[').trim_end_matches(']').to_string();
         let tries = candidates(redirect_url);
         let mut bound = None;
         for candidate in &tries {
@@ -92,25 +81,13 @@ impl CallbackServer {
                     break;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => continue,
-                Err(e) => {
-                    return Err(format!(
-                        "Failed to start OAuth callback server on {host}:{port}: {e}"
-                    ))
-                }
+                Err(e) => return Err(format!("Failed to start OAuth callback server on {host}:{port}: {e}")),
             }
         }
         let Some((listener, url, port)) = bound else {
-            let first = tries
-                .first()
-                .and_then(|u| u.port_or_known_default())
-                .unwrap_or(0);
-            let last = tries
-                .last()
-                .and_then(|u| u.port_or_known_default())
-                .unwrap_or(0);
-            return Err(format!(
-                "Failed to start OAuth callback server: ports {first}-{last} are all in use"
-            ));
+            let first = tries.first().and_then(|u| u.port_or_known_default()).unwrap_or(0);
+            let last = tries.last().and_then(|u| u.port_or_known_default()).unwrap_or(0);
+            return Err(format!("Failed to start OAuth callback server: ports {first}-{last} are all in use"));
         };
         let (tx, rx) = watch::channel(None);
         let (closed_tx, closed) = watch::channel(false);
@@ -122,13 +99,7 @@ impl CallbackServer {
             // The listener and every connection are gone: the port can be bound again.
             closed_tx.send_replace(true);
         });
-        Ok(CallbackServer {
-            url,
-            port,
-            outcome: rx,
-            shutdown,
-            closed,
-        })
+        Ok(CallbackServer { url, port, outcome: rx, shutdown, closed })
     }
 
     /// Waits for the callback, at most `timeout`.
@@ -151,12 +122,7 @@ impl CallbackServer {
         };
         tokio::time::timeout(timeout, wait)
             .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "Timed out waiting for OAuth callback after {}ms",
-                    timeout.as_millis()
-                ))
-            })
+            .unwrap_or_else(|_| Err(format!("Timed out waiting for OAuth callback after {}ms", timeout.as_millis())))
     }
 
     /// Stops listening and drops every connection (idle keep-alive ones too); a pending wait
@@ -194,11 +160,7 @@ async fn serve(
         let expected_state = expected_state.clone();
         let outcome = outcome.clone();
         connections.spawn(async move {
-            let _ = tokio::time::timeout(
-                READ_TIMEOUT,
-                handle(stream, &path, &expected_state, &outcome),
-            )
-            .await;
+            let _ = tokio::time::timeout(READ_TIMEOUT, handle(stream, &path, &expected_state, &outcome)).await;
         });
     }
     drop(listener);
@@ -222,11 +184,7 @@ async fn handle(
         head.extend_from_slice(&buf[..n]);
     }
     let text = String::from_utf8_lossy(&head);
-    let target = text
-        .lines()
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .unwrap_or("/");
+    let target = text.lines().next().and_then(|l| l.split_whitespace().nth(1)).unwrap_or("/");
     let Ok(url) = url::Url::parse("http://callback.invalid").and_then(|b| b.join(target)) else {
         return respond(&mut stream, 400, "Bad request").await;
     };
@@ -236,42 +194,24 @@ async fn handle(
     if outcome.borrow().is_some() {
         return respond(&mut stream, 410, "Callback already handled").await;
     }
-    let param = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-    };
+    let param = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
     let expected = expected_state.lock().ok().and_then(|s| s.clone());
     let state_ok = matches!((param("state"), expected), (Some(got), Some(want)) if constant_time_eq(&got, &want));
     if !state_ok {
         return respond(&mut stream, 400, &page("Authorization failed", "The response did not match the pending request. You can close this tab and retry from your application.")).await;
     }
     let settled = if let Some(error) = param("error") {
-        let detail = param("error_description")
-            .map(|d| format!(" ({d})"))
-            .unwrap_or_default();
+        let detail = param("error_description").map(|d| format!(" ({d})")).unwrap_or_default();
         Err(format!("Authorization failed: {error}{detail}"))
     } else if let Some(code) = param("code") {
-        Ok(Callback {
-            code,
-            state: param("state").unwrap_or_default(),
-            iss: param("iss"),
-        })
+        Ok(Callback { code, state: param("state").unwrap_or_default(), iss: param("iss") })
     } else {
         Err("Authorization failed: missing authorization code".to_string())
     };
     let ok = settled.is_ok();
     outcome.send_replace(Some(settled));
     if ok {
-        respond(
-            &mut stream,
-            200,
-            &page(
-                "Authorization complete",
-                "You can close this tab and return to your application.",
-            ),
-        )
-        .await
+        respond(&mut stream, 200, &page("Authorization complete", "You can close this tab and return to your application.")).await
     } else {
         respond(&mut stream, 400, &page("Authorization failed", "The authorization server reported an error. You can close this tab and retry from your application.")).await
     }
@@ -289,11 +229,7 @@ async fn respond(stream: &mut TcpStream, status: u16, body: &str) -> std::io::Re
         410 => "Gone",
         _ => "Error",
     };
-    let content_type = if body.starts_with("<!doctype") {
-        "text/html; charset=utf-8"
-    } else {
-        "text/plain; charset=utf-8"
-    };
+    let content_type = if body.starts_with("<!doctype") { "text/html; charset=utf-8" } else { "text/plain; charset=utf-8" };
     let response = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\ncache-control: no-store\r\n\r\n{body}",
         body.len()
@@ -315,10 +251,7 @@ mod tests {
         let d = candidates(&url::Url::parse("http://localhost/cb").unwrap());
         assert_eq!(d[0].as_str(), "http://localhost/cb");
         assert_eq!(d[1].as_str(), "http://localhost:81/cb");
-        assert_eq!(
-            candidates(&url::Url::parse("http://h:65530/").unwrap()).len(),
-            6
-        );
+        assert_eq!(candidates(&url::Url::parse("http://h:65530/").unwrap()).len(), 6);
     }
 
     #[test]
@@ -329,19 +262,12 @@ mod tests {
     }
 
     fn free_port() -> u16 {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
     }
 
     async fn get(port: u16, path: &str) -> u16 {
         let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-        stream
-            .write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
-            .await
-            .unwrap();
+        stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).await.unwrap();
         let mut response = String::new();
         stream.read_to_string(&mut response).await.unwrap();
         response.split_whitespace().nth(1).unwrap().parse().unwrap()
@@ -351,31 +277,15 @@ mod tests {
     async fn serves_one_valid_callback_and_rejects_the_rest() {
         let port = free_port();
         let url = url::Url::parse(&format!("http://127.0.0.1:{port}/cb")).unwrap();
-        let server = CallbackServer::start(&url, Some("s1".into()))
-            .await
-            .unwrap();
+        let server = CallbackServer::start(&url, Some("s1".into())).await.unwrap();
         assert_eq!(server.port, port);
         assert_eq!(get(port, "/other").await, 404);
-        assert_eq!(
-            get(port, "/cb?code=c&state=wrong").await,
-            400,
-            "wrong state"
-        );
+        assert_eq!(get(port, "/cb?code=c&state=wrong").await, 400, "wrong state");
         assert_eq!(get(port, "/cb?code=c").await, 400, "missing state");
-        assert_eq!(
-            get(port, "/cb?code=c&state=s1&iss=http%3A%2F%2Fas").await,
-            200
-        );
+        assert_eq!(get(port, "/cb?code=c&state=s1&iss=http%3A%2F%2Fas").await, 200);
         assert_eq!(get(port, "/cb?code=c&state=s1").await, 410, "replayed");
         let cb = server.wait_for_code(Duration::from_secs(1)).await.unwrap();
-        assert_eq!(
-            cb,
-            Callback {
-                code: "c".into(),
-                state: "s1".into(),
-                iss: Some("http://as".into())
-            }
-        );
+        assert_eq!(cb, Callback { code: "c".into(), state: "s1".into(), iss: Some("http://as".into()) });
     }
 
     #[tokio::test]
@@ -385,40 +295,15 @@ mod tests {
         let url = url::Url::parse(&format!("http://127.0.0.1:{port}/cb")).unwrap();
         let server = CallbackServer::start(&url, Some("s".into())).await.unwrap();
         assert_ne!(server.port, port, "a busy preferred port is skipped");
+        assert_eq!(get(server.port, "/cb?state=s&error=access_denied&error_description=nope").await, 400);
         assert_eq!(
-            get(
-                server.port,
-                "/cb?state=s&error=access_denied&error_description=nope"
-            )
-            .await,
-            400
-        );
-        assert_eq!(
-            server
-                .wait_for_code(Duration::from_secs(1))
-                .await
-                .unwrap_err(),
+            server.wait_for_code(Duration::from_secs(1)).await.unwrap_err(),
             "Authorization failed: access_denied (nope)"
         );
-        let quiet = CallbackServer::start(
-            &url::Url::parse(&format!("http://127.0.0.1:{}/cb", free_port())).unwrap(),
-            None,
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            quiet
-                .wait_for_code(Duration::from_millis(50))
-                .await
-                .unwrap_err(),
-            "Timed out waiting for OAuth callback after 50ms"
-        );
+        let quiet = CallbackServer::start(&url::Url::parse(&format!("http://127.0.0.1:{}/cb", free_port())).unwrap(), None).await.unwrap();
+        assert_eq!(quiet.wait_for_code(Duration::from_millis(50)).await.unwrap_err(), "Timed out waiting for OAuth callback after 50ms");
         quiet.close().await;
-        assert!(quiet
-            .wait_for_code(Duration::from_secs(1))
-            .await
-            .unwrap_err()
-            .contains("closed before receiving"));
+        assert!(quiet.wait_for_code(Duration::from_secs(1)).await.unwrap_err().contains("closed before receiving"));
     }
 
     #[tokio::test]
@@ -430,10 +315,7 @@ mod tests {
         let idle = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         server.close().await;
         let again = TcpListener::bind(("127.0.0.1", port)).await;
-        assert!(
-            again.is_ok(),
-            "the port is free once close() returned: {again:?}"
-        );
+        assert!(again.is_ok(), "the port is free once close() returned: {again:?}");
         drop(idle);
         server.close().await; // idempotent
     }

@@ -12,11 +12,7 @@ pub fn challenge_param(challenge: &str, key: &str) -> Option<String> {
         if boundary {
             return Some(match value.strip_prefix('"') {
                 Some(quoted) => quoted.split('"').next().unwrap_or_default().to_string(),
-                None => value
-                    .split([',', ' '])
-                    .next()
-                    .unwrap_or_default()
-                    .to_string(),
+                None => value.split([',', ' ']).next().unwrap_or_default().to_string(),
             });
         }
         rest = value;
@@ -28,9 +24,7 @@ pub fn challenge_param(challenge: &str, key: &str) -> Option<String> {
 /// how the Streamable HTTP transport tells a scope refusal from another 403 (it is given this,
 /// see `transport::streamable::ScopeRefusal`).
 pub fn scope_refusal(challenge: &str) -> Option<Option<String>> {
-    challenge
-        .contains("insufficient_scope")
-        .then(|| challenge_param(challenge, "scope"))
+    challenge.contains("insufficient_scope").then(|| challenge_param(challenge, "scope"))
 }
 
 /// Whether the header is a `Bearer` challenge with parameters (`Bearer` alone carries none).
@@ -81,10 +75,7 @@ fn escape(value: &str) -> String {
 }
 
 /// A `Bearer` challenge for a 401: `resource_metadata` first, then the extra parameters in order.
-pub fn www_authenticate_header(
-    resource_metadata_url: Option<&str>,
-    additional: &[(String, String)],
-) -> String {
+pub fn www_authenticate_header(resource_metadata_url: Option<&str>, additional: &[(String, String)]) -> String {
     let mut params = Vec::new();
     if let Some(url) = resource_metadata_url.filter(|u| !u.is_empty()) {
         params.push(format!("resource_metadata=\"{}\"", escape(url)));
@@ -116,24 +107,12 @@ mod tests {
     #[test]
     fn challenge_parameters_are_read_quoted_or_bare() {
         let c = r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="http://h/x""#;
-        assert_eq!(
-            challenge_param(c, "scope").as_deref(),
-            Some("mcp:read mcp:write")
-        );
-        assert_eq!(
-            challenge_param(c, "error").as_deref(),
-            Some("insufficient_scope")
-        );
-        assert_eq!(
-            challenge_param("Bearer scope=a", "scope").as_deref(),
-            Some("a")
-        );
+        assert_eq!(challenge_param(c, "scope").as_deref(), Some("mcp:read mcp:write"));
+        assert_eq!(challenge_param(c, "error").as_deref(), Some("insufficient_scope"));
+        assert_eq!(challenge_param("Bearer scope=a", "scope").as_deref(), Some("a"));
         assert_eq!(challenge_param(c, "missing"), None);
         let p = challenge_params(c);
-        assert_eq!(
-            p.resource_metadata_url.map(String::from).as_deref(),
-            Some("http://h/x")
-        );
+        assert_eq!(p.resource_metadata_url.map(String::from).as_deref(), Some("http://h/x"));
         assert_eq!(p.scope.as_deref(), Some("mcp:read mcp:write"));
     }
 
@@ -141,33 +120,16 @@ mod tests {
     fn a_scope_refusal_is_told_from_another_403() {
         let c = r#"Bearer error="insufficient_scope", scope="mcp:write""#;
         assert_eq!(scope_refusal(c), Some(Some("mcp:write".to_string())));
-        assert_eq!(
-            scope_refusal(r#"Bearer error="insufficient_scope""#),
-            Some(None)
-        );
+        assert_eq!(scope_refusal(r#"Bearer error="insufficient_scope""#), Some(None));
         assert_eq!(scope_refusal(r#"Bearer error="invalid_token""#), None);
     }
 
     #[test]
     fn resource_metadata_needs_a_bearer_challenge_with_a_quoted_url() {
-        assert_eq!(
-            resource_metadata_url(r#"Bearer resource_metadata="http://a/b""#)
-                .map(String::from)
-                .as_deref(),
-            Some("http://a/b")
-        );
-        assert_eq!(
-            resource_metadata_url(r#"Basic resource_metadata="http://a/b""#),
-            None
-        );
-        assert_eq!(
-            resource_metadata_url("Bearer resource_metadata=http://a/b"),
-            None
-        );
-        assert_eq!(
-            resource_metadata_url(r#"Bearer resource_metadata="not a url""#),
-            None
-        );
+        assert_eq!(resource_metadata_url(r#"Bearer resource_metadata="http://a/b""#).map(String::from).as_deref(), Some("http://a/b"));
+        assert_eq!(resource_metadata_url(r#"Basic resource_metadata="http://a/b""#), None);
+        assert_eq!(resource_metadata_url("Bearer resource_metadata=http://a/b"), None);
+        assert_eq!(resource_metadata_url(r#"Bearer resource_metadata="not a url""#), None);
         assert_eq!(resource_metadata_url("Bearer"), None);
     }
 
@@ -175,10 +137,7 @@ mod tests {
     fn headers_are_written_and_bearer_tokens_read() {
         assert_eq!(www_authenticate_header(None, &[]), "Bearer");
         assert_eq!(
-            www_authenticate_header(
-                Some("http://x/.well-known/oauth-protected-resource"),
-                &[("error".into(), "a\"b".into())]
-            ),
+            www_authenticate_header(Some("http://x/.well-known/oauth-protected-resource"), &[("error".into(), "a\"b".into())]),
             r#"Bearer resource_metadata="http://x/.well-known/oauth-protected-resource", error="a\"b""#
         );
         assert_eq!(bearer_token("bEaReR  tok ").as_deref(), Some("tok"));

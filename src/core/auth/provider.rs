@@ -24,10 +24,7 @@ pub struct ProviderConfig {
 
 impl ProviderConfig {
     pub fn client_name(&self) -> Option<String> {
-        self.client_metadata
-            .get("client_name")
-            .and_then(Value::as_str)
-            .map(str::to_string)
+        self.client_metadata.get("client_name").and_then(Value::as_str).map(str::to_string)
     }
 
     pub fn has(&self, hook: &str) -> bool {
@@ -60,25 +57,13 @@ impl Provider<'_> {
     pub async fn config(&self) -> Result<ProviderConfig, String> {
         let v = self.0.call("config", Value::Null).await?;
         Ok(ProviderConfig {
-            redirect_url: v
-                .get("redirectUrl")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
+            redirect_url: v.get("redirectUrl").and_then(Value::as_str).unwrap_or_default().to_string(),
             client_metadata: v.get("clientMetadata").cloned().unwrap_or(Value::Null),
-            client_metadata_url: v
-                .get("clientMetadataUrl")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            client_metadata_url: v.get("clientMetadataUrl").and_then(Value::as_str).map(str::to_string),
             hooks: v
                 .get("hooks")
                 .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
                 .unwrap_or_default(),
         })
     }
@@ -92,10 +77,7 @@ impl Provider<'_> {
     }
 
     pub async fn client_information(&self) -> Result<Option<Value>, String> {
-        self.0
-            .call("clientInformation", Value::Null)
-            .await
-            .map(nonnull)
+        self.0.call("clientInformation", Value::Null).await.map(nonnull)
     }
 
     pub async fn save_client_information(&self, info: Value) -> Result<(), String> {
@@ -103,32 +85,20 @@ impl Provider<'_> {
     }
 
     pub async fn save_code_verifier(&self, verifier: &str) -> Result<(), String> {
-        self.0
-            .call("saveCodeVerifier", json!(verifier))
-            .await
-            .map(drop)
+        self.0.call("saveCodeVerifier", json!(verifier)).await.map(drop)
     }
 
     pub async fn redirect_to_authorization(&self, url: &str) -> Result<(), String> {
-        self.0
-            .call("redirectToAuthorization", json!(url))
-            .await
-            .map(drop)
+        self.0.call("redirectToAuthorization", json!(url)).await.map(drop)
     }
 
     pub async fn invalidate_credentials(&self, scope: &str) -> Result<(), String> {
-        self.0
-            .call("invalidateCredentials", json!(scope))
-            .await
-            .map(drop)
+        self.0.call("invalidateCredentials", json!(scope)).await.map(drop)
     }
 
     /// The saved discovery state (`OAuthDiscoveryState`), if any.
     pub async fn discovery_state(&self) -> Result<Option<Value>, String> {
-        self.0
-            .call("discoveryState", Value::Null)
-            .await
-            .map(nonnull)
+        self.0.call("discoveryState", Value::Null).await.map(nonnull)
     }
 
     pub async fn save_discovery_state(&self, state: Value) -> Result<(), String> {
@@ -137,34 +107,16 @@ impl Provider<'_> {
 
     /// Tells the provider which redirect URL the callback server actually bound (and every
     /// candidate it could have bound), as `applyResolvedRedirectUrl` does.
-    pub async fn apply_resolved_redirect_url(
-        &self,
-        url: &str,
-        candidates: &[String],
-    ) -> Result<(), String> {
-        self.0
-            .call(
-                "applyResolvedRedirectUrl",
-                json!({ "url": url, "candidates": candidates }),
-            )
-            .await
-            .map(drop)
+    pub async fn apply_resolved_redirect_url(&self, url: &str, candidates: &[String]) -> Result<(), String> {
+        self.0.call("applyResolvedRedirectUrl", json!({ "url": url, "candidates": candidates })).await.map(drop)
     }
 
     /// `beginAuthorizationSession()` (pins `state()` for the flow), when the provider has it.
-    pub async fn begin_authorization_session(
-        &self,
-        config: &ProviderConfig,
-    ) -> Result<Option<String>, String> {
+    pub async fn begin_authorization_session(&self, config: &ProviderConfig) -> Result<Option<String>, String> {
         if !config.has("beginAuthorizationSession") {
             return Ok(None);
         }
-        Ok(self
-            .0
-            .call("beginAuthorizationSession", Value::Null)
-            .await?
-            .as_str()
-            .map(str::to_string))
+        Ok(self.0.call("beginAuthorizationSession", Value::Null).await?.as_str().map(str::to_string))
     }
 
     /// `endAuthorizationSession()`: unpins the state and restores the configured redirect URL.
@@ -172,27 +124,17 @@ impl Provider<'_> {
         if !config.has("endAuthorizationSession") {
             return Ok(());
         }
-        self.0
-            .call("endAuthorizationSession", Value::Null)
-            .await
-            .map(drop)
+        self.0.call("endAuthorizationSession", Value::Null).await.map(drop)
     }
 
     pub async fn code_verifier(&self) -> Result<String, String> {
         let v = self.0.call("codeVerifier", Value::Null).await?;
-        v.as_str()
-            .map(str::to_string)
-            .ok_or_else(|| "the OAuth provider's codeVerifier() returned no string".to_string())
+        v.as_str().map(str::to_string).ok_or_else(|| "the OAuth provider's codeVerifier() returned no string".to_string())
     }
 
     /// `state()`, when the provider implements it.
     pub async fn state(&self) -> Result<Option<String>, String> {
-        Ok(self
-            .0
-            .call("state", Value::Null)
-            .await?
-            .as_str()
-            .map(str::to_string))
+        Ok(self.0.call("state", Value::Null).await?.as_str().map(str::to_string))
     }
 
     pub async fn save_resource_url(&self, url: &str) -> Result<(), String> {
@@ -200,33 +142,17 @@ impl Provider<'_> {
     }
 
     pub async fn save_authorization_server_url(&self, url: &str) -> Result<(), String> {
-        self.0
-            .call("saveAuthorizationServerUrl", json!(url))
-            .await
-            .map(drop)
+        self.0.call("saveAuthorizationServerUrl", json!(url)).await.map(drop)
     }
 
     /// `validateResourceURL(serverUrl, resource)`: the resource to send, or `None` for none.
-    pub async fn validate_resource_url(
-        &self,
-        server_url: &str,
-        resource: Option<&str>,
-    ) -> Result<Option<String>, String> {
-        let v = self
-            .0
-            .call(
-                "validateResourceURL",
-                json!({ "serverUrl": server_url, "resource": resource }),
-            )
-            .await?;
+    pub async fn validate_resource_url(&self, server_url: &str, resource: Option<&str>) -> Result<Option<String>, String> {
+        let v = self.0.call("validateResourceURL", json!({ "serverUrl": server_url, "resource": resource })).await?;
         Ok(v.as_str().map(str::to_string))
     }
 
     /// `prepareTokenRequest(scope)`: the grant parameters, or `None` for the default grant.
-    pub async fn prepare_token_request(
-        &self,
-        scope: Option<&str>,
-    ) -> Result<Option<Vec<(String, String)>>, String> {
+    pub async fn prepare_token_request(&self, scope: Option<&str>) -> Result<Option<Vec<(String, String)>>, String> {
         let v = self.0.call("prepareTokenRequest", json!(scope)).await?;
         Ok(pairs(&v))
     }
@@ -241,19 +167,10 @@ impl Provider<'_> {
     ) -> Result<(Vec<(String, String)>, Vec<(String, String)>), String> {
         let v = self
             .0
-            .call(
-                "addClientAuthentication",
-                json!({ "headers": headers, "params": params, "url": url, "metadata": metadata }),
-            )
+            .call("addClientAuthentication", json!({ "headers": headers, "params": params, "url": url, "metadata": metadata }))
             .await?;
-        let headers = v
-            .get("headers")
-            .and_then(pairs)
-            .ok_or("addClientAuthentication returned no headers")?;
-        let params = v
-            .get("params")
-            .and_then(pairs)
-            .ok_or("addClientAuthentication returned no params")?;
+        let headers = v.get("headers").and_then(pairs).ok_or("addClientAuthentication returned no headers")?;
+        let params = v.get("params").and_then(pairs).ok_or("addClientAuthentication returned no params")?;
         Ok((headers, params))
     }
 }

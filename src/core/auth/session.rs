@@ -66,10 +66,7 @@ pub enum Refusal {
 #[derive(Debug)]
 pub enum BeginError {
     /// `allowedHosts` refused an OAuth request (`id` is the policy error id).
-    Policy {
-        id: &'static str,
-        message: String,
-    },
+    Policy { id: &'static str, message: String },
     Failed(String),
 }
 
@@ -82,9 +79,7 @@ impl From<String> for BeginError {
 impl std::fmt::Display for BeginError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BeginError::Policy { message, .. } | BeginError::Failed(message) => {
-                f.write_str(message)
-            }
+            BeginError::Policy { message, .. } | BeginError::Failed(message) => f.write_str(message),
         }
     }
 }
@@ -111,11 +106,7 @@ impl AuthProvider for Recording {
             let csrf = args
                 .as_str()
                 .and_then(|u| url::Url::parse(u).ok())
-                .and_then(|u| {
-                    u.query_pairs()
-                        .find(|(k, _)| k == "state")
-                        .map(|(_, v)| v.into_owned())
-                });
+                .and_then(|u| u.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned()));
             if let Ok(mut p) = self.pending.lock() {
                 *p = csrf;
             }
@@ -131,22 +122,14 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 /// Whether stored tokens say they have expired (`obtained_at` + `expires_in`, with a margin).
 fn expired(tokens: &Value) -> bool {
     const MARGIN_SECS: u64 = 5;
-    match (
-        tokens.get(OBTAINED_AT).and_then(Value::as_u64),
-        tokens.get("expires_in").and_then(Value::as_u64),
-    ) {
+    match (tokens.get(OBTAINED_AT).and_then(Value::as_u64), tokens.get("expires_in").and_then(Value::as_u64)) {
         (Some(at), Some(ttl)) => at + ttl <= now_secs() + MARGIN_SECS.min(ttl / 2),
         _ => false,
     }
 }
 
 impl OAuthSession {
-    pub fn new(
-        server: &str,
-        resource: url::Url,
-        provider: Arc<dyn AuthProvider>,
-        net: NetClient,
-    ) -> Self {
+    pub fn new(server: &str, resource: url::Url, provider: Arc<dyn AuthProvider>, net: NetClient) -> Self {
         OAuthSession {
             server: server.to_string(),
             resource,
@@ -191,14 +174,8 @@ impl OAuthSession {
     }
 
     /// Wraps a transport HTTP client so every request carries the provider's token.
-    pub async fn authorize<C>(
-        self: &Arc<Self>,
-        http: C,
-    ) -> Result<super::bearer::BearerClient<C>, String> {
-        Ok(super::bearer::BearerClient {
-            inner: http,
-            session: self.clone(),
-        })
+    pub async fn authorize<C>(self: &Arc<Self>, http: C) -> Result<super::bearer::BearerClient<C>, String> {
+        Ok(super::bearer::BearerClient { inner: http, session: self.clone() })
     }
 
     /// The current access token, if one is stored and usable (refreshing it if needed).
@@ -233,11 +210,7 @@ impl OAuthSession {
     }
 
     /// The server rejected `sent`: a new token, when one can be had without the user.
-    pub async fn renew_after_rejection(
-        &self,
-        sent: Option<&str>,
-        challenge: Option<&str>,
-    ) -> Option<String> {
+    pub async fn renew_after_rejection(&self, sent: Option<&str>, challenge: Option<&str>) -> Option<String> {
         self.renew(sent, challenge).await
     }
 
@@ -253,27 +226,13 @@ impl OAuthSession {
         }
         // An interactive provider renews only by refreshing (anything else needs the user).
         let config = self.provider().config().await.ok()?;
-        if config.interactive()
-            && self
-                .stored_tokens()
-                .await
-                .as_ref()
-                .and_then(|t| str_field(t, "refresh_token"))
-                .is_none()
-        {
+        if config.interactive() && self.stored_tokens().await.as_ref().and_then(|t| str_field(t, "refresh_token")).is_none() {
             return None;
         }
-        let options = self.options(
-            challenge,
-            AuthOptions {
-                no_redirect: true,
-                ..Default::default()
-            },
-        );
+        let options = self.options(challenge, AuthOptions { no_redirect: true, ..Default::default() });
         match driver::auth(&self.net, self.provider.as_ref(), &options).await {
             Ok(AuthResult::Authorized) => {
-                self.renewals
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.renewals.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let tokens = self.stored_tokens().await?;
                 str_field(&tokens, "access_token").map(str::to_string)
             }
@@ -287,9 +246,7 @@ impl OAuthSession {
 
     /// Driver options for this server, with the challenge's scope and metadata URL.
     fn options(&self, challenge: Option<&str>, base: AuthOptions) -> AuthOptions {
-        let params = challenge
-            .map(super::challenge::challenge_params)
-            .unwrap_or_default();
+        let params = challenge.map(super::challenge::challenge_params).unwrap_or_default();
         AuthOptions {
             server_url: self.resource.to_string(),
             scope: base.scope.or(params.scope),
@@ -304,26 +261,13 @@ impl OAuthSession {
         self.set_state(AuthState::NeedsAuth);
         let config = self.provider().config().await?;
         if !config.interactive() {
-            return Err(BeginError::Failed(format!(
-                "The OAuth provider of MCP server {} has no redirect URL",
-                self.server
-            )));
+            return Err(BeginError::Failed(format!("The OAuth provider of MCP server {} has no redirect URL", self.server)));
         }
-        self.redirect(self.options(
-            challenge,
-            AuthOptions {
-                force_reauthorization: true,
-                ..Default::default()
-            },
-        ))
-        .await
+        self.redirect(self.options(challenge, AuthOptions { force_reauthorization: true, ..Default::default() })).await
     }
 
     async fn redirect(&self, options: AuthOptions) -> Result<(), BeginError> {
-        let recording = Recording {
-            provider: self.provider.clone(),
-            pending: self.pending.clone(),
-        };
+        let recording = Recording { provider: self.provider.clone(), pending: self.pending.clone() };
         match driver::auth(&self.net, &recording, &options).await {
             Ok(_) => Ok(()),
             Err(e) => Err(e.into()),
@@ -334,10 +278,7 @@ impl OAuthSession {
     /// its `prepareTokenRequest` prepares) obtains tokens right away through the `auth()`
     /// driver, as the SDK's transport does on a 401. `Ok(true)` when tokens were stored and
     /// the request can be retried; `Ok(false)` for interactive providers.
-    pub async fn authorize_without_browser(
-        &self,
-        challenge: Option<&str>,
-    ) -> Result<bool, BeginError> {
+    pub async fn authorize_without_browser(&self, challenge: Option<&str>) -> Result<bool, BeginError> {
         let config = self.provider().config().await?;
         if config.interactive() {
             return Ok(false);
@@ -347,9 +288,7 @@ impl OAuthSession {
             Ok(AuthResult::Authorized) => Ok(true),
             Ok(AuthResult::Redirect) => Ok(false),
             Err(e) => Err(match BeginError::from(e) {
-                BeginError::Failed(e) => {
-                    BeginError::Failed(format!("OAuth for MCP server {} failed: {e}", self.server))
-                }
+                BeginError::Failed(e) => BeginError::Failed(format!("OAuth for MCP server {} failed: {e}", self.server)),
                 policy => policy,
             }),
         }
@@ -382,11 +321,7 @@ impl OAuthSession {
     pub async fn begin_step_up(&self, challenge: &str) -> Result<(), BeginError> {
         self.set_state(AuthState::NeedsAuth);
         let required = super::challenge::challenge_param(challenge, "scope").unwrap_or_default();
-        let held = self
-            .stored_tokens()
-            .await
-            .and_then(|t| str_field(&t, "scope").map(str::to_string))
-            .unwrap_or_default();
+        let held = self.stored_tokens().await.and_then(|t| str_field(&t, "scope").map(str::to_string)).unwrap_or_default();
         let mut scopes: Vec<&str> = held.split_whitespace().collect();
         for s in required.split_whitespace() {
             if !scopes.contains(&s) {
@@ -394,27 +329,17 @@ impl OAuthSession {
             }
         }
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
-        self.redirect(self.options(
-            Some(challenge),
-            AuthOptions {
-                scope,
-                force_reauthorization: true,
-                ..Default::default()
-            },
-        ))
-        .await
+        self.redirect(self.options(Some(challenge), AuthOptions { scope, force_reauthorization: true, ..Default::default() })).await
     }
 
     /// Completes the pending authorization with the callback's code (checking `state` and the
     /// RFC 9207 issuer) and stores the tokens through the provider.
     pub async fn finish(&self, callback: &Callback) -> Result<(), String> {
-        let expected = self.pending_state().ok_or_else(|| {
-            "No OAuth authorization is pending for this server. Call connect() first.".to_string()
-        })?;
+        let expected = self
+            .pending_state()
+            .ok_or_else(|| "No OAuth authorization is pending for this server. Call connect() first.".to_string())?;
         if callback.state != expected {
-            return Err(
-                "The OAuth callback's state does not match the pending authorization".into(),
-            );
+            return Err("The OAuth callback's state does not match the pending authorization".into());
         }
         let options = AuthOptions {
             server_url: self.resource.to_string(),
@@ -440,21 +365,10 @@ mod tests {
     #[test]
     fn tokens_expire_by_their_own_clock_with_a_small_margin() {
         let now = now_secs();
-        assert!(
-            !expired(&json!({ "access_token": "a" })),
-            "no expiry known: used until refused"
-        );
+        assert!(!expired(&json!({ "access_token": "a" })), "no expiry known: used until refused");
         assert!(!expired(&json!({ OBTAINED_AT: now, "expires_in": 300 })));
-        assert!(expired(
-            &json!({ OBTAINED_AT: now - 301, "expires_in": 300 })
-        ));
-        assert!(
-            expired(&json!({ OBTAINED_AT: now - 298, "expires_in": 300 })),
-            "within the margin"
-        );
-        assert!(
-            !expired(&json!({ OBTAINED_AT: now, "expires_in": 3 })),
-            "a short-lived token is not expired at once"
-        );
+        assert!(expired(&json!({ OBTAINED_AT: now - 301, "expires_in": 300 })));
+        assert!(expired(&json!({ OBTAINED_AT: now - 298, "expires_in": 300 })), "within the margin");
+        assert!(!expired(&json!({ OBTAINED_AT: now, "expires_in": 3 })), "a short-lived token is not expired at once");
     }
 }

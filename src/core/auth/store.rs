@@ -7,8 +7,5 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub const OBTAINED_AT: &str = "obtained_at";
 
 pub fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }

@@ -7,25 +7,14 @@ use crate::core::transport::lane::{LaneError, LaneOutcome};
 use crate::core::transport::pipe_writer::PipeWriter;
 
 fn lane() -> Arc<Lane> {
-    Lane::start(PipeWriter::start(
-        tokio::io::sink(),
-        #[cfg(unix)]
-        None,
-    ))
+    Lane::start(PipeWriter::start(tokio::io::sink(), #[cfg(unix)] None))
 }
 
 /// A request written on `lane`, still unanswered; its outcome arrives on the receiver.
 fn sent(lane: &Lane) -> (u64, mpsc::Receiver<LaneOutcome>) {
     let id = lane.reserve_id();
     let (tx, rx) = mpsc::channel();
-    lane.send(
-        id,
-        "tools/call",
-        "{}",
-        60_000,
-        Box::new(move |o| drop(tx.send(o))),
-    )
-    .expect("the lane is open");
+    lane.send(id, "tools/call", "{}", 60_000, Box::new(move |o| drop(tx.send(o)))).expect("the lane is open");
     (id, rx)
 }
 
@@ -43,10 +32,7 @@ fn an_async_call_is_cancelled_with_its_reason_and_a_settled_one_is_not() {
     let settled = calls.register(2);
     calls.settle(2);
     calls.cancel(2, "too late");
-    assert!(
-        !settled.token.is_cancelled(),
-        "cancel after settle is a no-op"
-    );
+    assert!(!settled.token.is_cancelled(), "cancel after settle is a no-op");
     assert_eq!(calls.len(), (0, 0));
 }
 
@@ -57,12 +43,7 @@ async fn a_direct_call_is_cancelled_on_its_lane() {
     let (id, rx) = sent(&lane);
     calls.start_direct(7, lane.clone(), id);
     calls.cancel(7, "stop");
-    assert_eq!(
-        rx.try_recv().unwrap(),
-        Err(LaneError::Cancelled {
-            reason: "stop".into()
-        })
-    );
+    assert_eq!(rx.try_recv().unwrap(), Err(LaneError::Cancelled { reason: "stop".into() }));
     assert_eq!(calls.len(), (0, 0));
 }
 
@@ -101,10 +82,7 @@ async fn a_call_cancelled_before_its_hand_over_starts_its_follow_up_cancelled() 
     calls.start_direct(3, lane.clone(), lane.reserve_id());
     calls.cancel(3, "user aborted");
     let abort = calls.hand_over(3);
-    assert!(
-        abort.token.is_cancelled(),
-        "the follow-up must not run for a cancelled call"
-    );
+    assert!(abort.token.is_cancelled(), "the follow-up must not run for a cancelled call");
     calls.settle(3);
     assert_eq!(calls.len(), (0, 0));
 }
@@ -119,12 +97,7 @@ async fn a_call_handed_over_is_drained_on_disconnect() {
     let handed = calls.hand_over(2);
     let flow = calls.register(3);
     calls.drain(DISCONNECTED);
-    assert_eq!(
-        rx.try_recv().unwrap(),
-        Err(LaneError::Cancelled {
-            reason: DISCONNECTED.into()
-        })
-    );
+    assert_eq!(rx.try_recv().unwrap(), Err(LaneError::Cancelled { reason: DISCONNECTED.into() }));
     assert!(handed.token.is_cancelled() && flow.token.is_cancelled());
     assert_eq!(reason(&handed), DISCONNECTED);
     assert_eq!(calls.len(), (0, 0));
@@ -133,10 +106,7 @@ async fn a_call_handed_over_is_drained_on_disconnect() {
 /// Runs a hand-over and `other` on two threads released together, many times: whatever the order, the
 /// handed-over call ends cancelled.
 fn race(other: impl Fn(&CallTable, u32) + Sync) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let _guard = runtime.enter();
     let lane = lane();
     for round in 0..2000u32 {
@@ -152,10 +122,7 @@ fn race(other: impl Fn(&CallTable, u32) + Sync) {
             other(&calls, round);
             handed.join().unwrap()
         });
-        assert!(
-            abort.token.is_cancelled(),
-            "round {round}: a cancelled call was followed up"
-        );
+        assert!(abort.token.is_cancelled(), "round {round}: a cancelled call was followed up");
     }
 }
 
@@ -183,10 +150,5 @@ async fn a_run_is_registered_while_it_runs_and_settled_after() {
     let output = calls.run(Some(5), |_| async { table.len() }).await;
     assert_eq!(output, (1, 0));
     assert_eq!(calls.len(), (0, 0));
-    assert_eq!(
-        calls
-            .run(None, |abort| async move { abort.token.is_cancelled() })
-            .await,
-        false
-    );
+    assert_eq!(calls.run(None, |abort| async move { abort.token.is_cancelled() }).await, false);
 }

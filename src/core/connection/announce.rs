@@ -23,11 +23,7 @@ impl CancelAnnouncer {
     fn body(&self, id: &RequestId, reason: &str) -> String {
         let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
         let reason = serde_json::Value::String(reason.to_string());
-        let meta = if self.envelope.is_empty() {
-            String::new()
-        } else {
-            format!(",\"_meta\":{{{}}}", self.envelope)
-        };
+        let meta = if self.envelope.is_empty() { String::new() } else { format!(",\"_meta\":{{{}}}", self.envelope) };
         format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{id},\"reason\":{reason}{meta}}}}}")
     }
 
@@ -40,10 +36,7 @@ impl CancelAnnouncer {
         request.body = Some(Bytes::from(self.body(id, reason)));
         match self.net.send(request).await {
             Ok(response) if (200..300).contains(&response.status) => {}
-            Ok(response) => tracing::debug!(
-                status = response.status,
-                "notifications/cancelled was refused"
-            ),
+            Ok(response) => tracing::debug!(status = response.status, "notifications/cancelled was refused"),
             Err(e) => tracing::debug!("notifications/cancelled could not be sent: {e}"),
         }
     }
@@ -61,23 +54,15 @@ mod tests {
     #[test]
     fn the_notification_carries_the_id_the_reason_and_the_envelope() {
         let announcer = CancelAnnouncer {
-            net: NetClient::new(
-                std::sync::Arc::new(crate::core::net::reqwest_backend::ReqwestBackend::shared()),
-                Default::default(),
-                vec![],
-            ),
+            net: NetClient::new(std::sync::Arc::new(crate::core::net::reqwest_backend::ReqwestBackend::shared()), Default::default(), vec![]),
             url: url::Url::parse("http://127.0.0.1:1/mcp").expect("url"),
             protocol_version: "2026-07-28".into(),
             envelope: "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"".into(),
         };
-        let body: serde_json::Value =
-            serde_json::from_str(&announcer.body(&RequestId::Number(7), "replaced")).expect("JSON");
+        let body: serde_json::Value = serde_json::from_str(&announcer.body(&RequestId::Number(7), "replaced")).expect("JSON");
         assert_eq!(body["params"]["requestId"], 7);
         assert_eq!(body["params"]["reason"], "replaced");
-        assert_eq!(
-            body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-            "2026-07-28"
-        );
+        assert_eq!(body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
         assert_eq!(body["method"], "notifications/cancelled");
         assert_eq!(body["jsonrpc"], "2.0");
     }
@@ -94,14 +79,7 @@ mod tests {
                 seen.push(request);
             }
             let status = self.status;
-            Box::pin(async move {
-                Ok(HttpResponse {
-                    status,
-                    headers: Vec::new(),
-                    url: None,
-                    body: Box::pin(futures::stream::empty()),
-                })
-            })
+            Box::pin(async move { Ok(HttpResponse { status, headers: Vec::new(), url: None, body: Box::pin(futures::stream::empty()) }) })
         }
         fn follows_redirects(&self) -> bool {
             false
@@ -110,10 +88,7 @@ mod tests {
 
     fn recorded(status: u16, envelope: &str) -> (CancelAnnouncer, Arc<Mutex<Vec<HttpRequest>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let backend = Arc::new(Recorder {
-            seen: seen.clone(),
-            status,
-        });
+        let backend = Arc::new(Recorder { seen: seen.clone(), status });
         let announcer = CancelAnnouncer {
             net: NetClient::new(backend, Default::default(), vec![]),
             url: url::Url::parse("http://127.0.0.1:1/mcp").expect("url"),
@@ -142,27 +117,14 @@ mod tests {
         refused.announce(&RequestId::Number(4), "gone").await;
         assert_eq!(refused_seen.lock().map(|s| s.len()).ok(), Some(1));
         let seen = seen.lock().expect("recorded");
-        let [request] = seen.as_slice() else {
-            panic!("one POST: {}", seen.len())
-        };
+        let [request] = seen.as_slice() else { panic!("one POST: {}", seen.len()) };
         assert_eq!(request.method, "POST");
         assert_eq!(request.url.as_str(), "http://127.0.0.1:1/mcp");
-        let header = |name: &str| {
-            request
-                .headers
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.as_str())
-        };
+        let header = |name: &str| request.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
         assert_eq!(header("content-type"), Some("application/json"));
-        assert_eq!(
-            header("accept"),
-            Some("application/json, text/event-stream")
-        );
+        assert_eq!(header("accept"), Some("application/json, text/event-stream"));
         assert_eq!(header("mcp-protocol-version"), Some("2026-07-28"));
-        let body: serde_json::Value =
-            serde_json::from_slice(request.body.as_deref().unwrap_or_default())
-                .expect("a JSON body");
+        let body: serde_json::Value = serde_json::from_slice(request.body.as_deref().unwrap_or_default()).expect("a JSON body");
         assert_eq!(body["params"]["requestId"], 3);
     }
 }

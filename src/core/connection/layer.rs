@@ -40,28 +40,15 @@ pub struct Slots(Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>);
 impl Slots {
     /// The `T` of this owner, made (`T::default()`) if there is none yet.
     pub fn get<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
-        let mut slots = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let slot = slots
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Arc::new(T::default()))
-            .clone();
-        slot.downcast::<T>()
-            .unwrap_or_else(|_| unreachable!("a slot holds the type it is keyed by"))
+        let mut slots = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let slot = slots.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default())).clone();
+        slot.downcast::<T>().unwrap_or_else(|_| unreachable!("a slot holds the type it is keyed by"))
     }
 
     /// The `T` of this owner if one was made.
     pub fn peek<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
-        let slots = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        slots
-            .get(&TypeId::of::<T>())
-            .cloned()
-            .and_then(|slot| slot.downcast::<T>().ok())
+        let slots = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        slots.get(&TypeId::of::<T>()).cloned().and_then(|slot| slot.downcast::<T>().ok())
     }
 }
 
@@ -75,17 +62,8 @@ mod tests {
         struct Counter(std::sync::atomic::AtomicU32);
         let slots = Slots::default();
         assert!(slots.peek::<Counter>().is_none());
-        slots
-            .get::<Counter>()
-            .0
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        assert_eq!(
-            slots
-                .get::<Counter>()
-                .0
-                .load(std::sync::atomic::Ordering::SeqCst),
-            1
-        );
+        slots.get::<Counter>().0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(slots.get::<Counter>().0.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert!(slots.peek::<Counter>().is_some());
         assert!(slots.peek::<String>().is_none());
     }

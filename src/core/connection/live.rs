@@ -12,15 +12,12 @@ use super::announce::CancelAnnouncer;
 use super::layer::Slots;
 use crate::core::config::ServerConfig;
 use crate::core::error::Result;
-use crate::core::handler::{
-    declare_tasks_extension, declares_tasks_extension, Handler, HandlerShared,
-    MODERN_PROTOCOL_VERSION,
-};
+use crate::core::handler::{declare_tasks_extension, declares_tasks_extension, Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use crate::core::open::{open_session, Opened, Remote, Service};
+use crate::core::transport::resume::Resume;
 use crate::core::transport::envelope::Envelope;
 use crate::core::transport::lane::Lane;
 use crate::core::transport::listener::Listener;
-use crate::core::transport::resume::Resume;
 
 /// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -62,9 +59,7 @@ pub struct Live {
 impl Live {
     /// The Streamable HTTP session id, if this is such a session and the server assigned one.
     pub fn session_id(&self) -> Option<String> {
-        self.http_session
-            .as_ref()
-            .and_then(|s| s.lock().ok().and_then(|id| id.clone()))
+        self.http_session.as_ref().and_then(|s| s.lock().ok().and_then(|id| id.clone()))
     }
 
     /// A 2026-07-28 session (no handshake).
@@ -86,20 +81,17 @@ impl Live {
 
     /// Whether the session answered a request.
     pub fn answered(&self) -> bool {
-        self.answered.load(std::sync::atomic::Ordering::Relaxed)
-            || self.lane.as_ref().is_some_and(|l| l.answered())
+        self.answered.load(std::sync::atomic::Ordering::Relaxed) || self.lane.as_ref().is_some_and(|l| l.answered())
     }
 
     /// How long the session lived, in seconds, the first time it is asked; `None` after.
     pub(super) fn end(&self) -> Option<f64> {
-        (!self.ended.swap(true, std::sync::atomic::Ordering::AcqRel))
-            .then(|| self.opened_at.elapsed().as_secs_f64())
+        (!self.ended.swap(true, std::sync::atomic::Ordering::AcqRel)).then(|| self.opened_at.elapsed().as_secs_f64())
     }
 
     /// The session answered a request.
     pub(super) fn note_answer(&self) {
-        self.answered
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.answered.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// How to tell the server a request is cancelled where rmcp only closes its stream (a
@@ -135,10 +127,7 @@ impl Live {
 
     /// The server's capabilities as JSON (`Null` when unknown).
     pub fn server_capabilities(&self) -> Value {
-        self.peer
-            .peer_info()
-            .and_then(|info| serde_json::to_value(&info.capabilities).ok())
-            .unwrap_or(Value::Null)
+        self.peer.peer_info().and_then(|info| serde_json::to_value(&info.capabilities).ok()).unwrap_or(Value::Null)
     }
 
     pub(super) fn is_closed(&self) -> bool {
@@ -158,11 +147,7 @@ impl Live {
 
     /// What a parked session keeps (see `park`); `None` for a session that cannot park.
     pub(super) fn parkable(&self) -> Option<Parkable<'_>> {
-        Some(Parkable {
-            resume: self.resume.as_ref()?,
-            listener: self.listener.as_ref()?,
-            session: self.http_session.as_ref()?,
-        })
+        Some(Parkable { resume: self.resume.as_ref()?, listener: self.listener.as_ref()?, session: self.http_session.as_ref()? })
     }
 
     /// When the session opened and whether it answered a request (a resumed session is the same
@@ -172,10 +157,7 @@ impl Live {
     }
 
     /// A resumed session takes over `history` from its parked self.
-    pub(super) fn with_history(
-        mut self,
-        (opened_at, answered): (std::time::Instant, bool),
-    ) -> Self {
+    pub(super) fn with_history(mut self, (opened_at, answered): (std::time::Instant, bool)) -> Self {
         self.opened_at = opened_at;
         self.answered = answered.into();
         self
@@ -200,33 +182,20 @@ pub(super) struct Parkable<'a> {
 pub fn server_has(live: &Live, capability: &str) -> bool {
     live.peer
         .peer_info()
-        .map(|info| {
-            serde_json::to_value(&info.capabilities)
-                .ok()
-                .and_then(|c| c.get(capability).cloned())
-                .is_some_and(|c| !c.is_null())
-        })
+        .map(|info| serde_json::to_value(&info.capabilities).ok().and_then(|c| c.get(capability).cloned()).is_some_and(|c| !c.is_null()))
         .unwrap_or(true)
 }
+
 
 /// The per-request `_meta` of a 2026-07-28 session: the negotiated version and the client info
 /// and capabilities the session was opened with (what rmcp's peer sends) — declaring the Tasks
 /// extension when the server has it, so a lane call may come back as a task — plus the server
 /// log level when the user wants server logs.
-fn session_envelope(
-    service: &Service,
-    shared: &HandlerShared,
-    info: Option<&rmcp::model::ServerPeerInfo>,
-) -> Envelope {
+fn session_envelope(service: &Service, shared: &HandlerShared, info: Option<&rmcp::model::ServerPeerInfo>) -> Envelope {
     let client = rmcp::handler::client::ClientHandler::get_info(service.service());
-    let version = info
-        .map(|i| i.protocol_version.to_string())
-        .unwrap_or_else(|| MODERN_PROTOCOL_VERSION.to_string());
+    let version = info.map(|i| i.protocol_version.to_string()).unwrap_or_else(|| MODERN_PROTOCOL_VERSION.to_string());
     let mut capabilities = serde_json::to_value(&client.capabilities).unwrap_or_else(|_| json!({}));
-    if info
-        .and_then(|i| serde_json::to_value(&i.capabilities).ok())
-        .is_some_and(|c| declares_tasks_extension(&c))
-    {
+    if info.and_then(|i| serde_json::to_value(&i.capabilities).ok()).is_some_and(|c| declares_tasks_extension(&c)) {
         declare_tasks_extension(&mut capabilities);
     }
     Envelope::new(&version, &client.client_info, &capabilities, shared.server_log_level()).unwrap_or_else(|e| {
@@ -237,64 +206,37 @@ fn session_envelope(
 }
 
 /// Opens a session and wraps it as `Live`.
-pub(super) async fn open_live(
-    config: ServerConfig,
-    shared: Arc<HandlerShared>,
-    request_timeout_ms: u64,
-    remote: Option<Remote>,
-) -> Result<Arc<Live>> {
+pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Arc<Live>> {
     let http_url = match &config.spec {
         Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.clone()),
         _ => None,
     };
-    let announce_over = remote
-        .as_ref()
-        .filter(|r| r.oauth.is_none())
-        .map(|r| r.net.clone());
+    let announce_over = remote.as_ref().filter(|r| r.oauth.is_none()).map(|r| r.net.clone());
     let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
     let live = live_of(opened, &shared, http_url, announce_over);
-    shared.diagnostic(
-        "debug",
-        format!("Connected (protocol {})", live.protocol_version),
-    );
+    shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
     Ok(Arc::new(live))
 }
 
 /// A started session as `Live` (`http_url` and `announce_over`: where and how a 2026-07-28
 /// Streamable HTTP session tells the server a request is cancelled).
-pub(super) fn live_of(
-    opened: Opened,
-    shared: &Arc<HandlerShared>,
-    http_url: Option<url::Url>,
-    announce_over: Option<crate::core::net::NetClient>,
-) -> Live {
+pub(super) fn live_of(opened: Opened, shared: &Arc<HandlerShared>, http_url: Option<url::Url>, announce_over: Option<crate::core::net::NetClient>) -> Live {
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
     let modern = opened.modern;
-    let announces_tool_changes = info
-        .as_ref()
-        .and_then(|i| i.capabilities.tools.as_ref())
-        .and_then(|t| t.list_changed)
-        == Some(true);
+    let announces_tool_changes = info.as_ref().and_then(|i| i.capabilities.tools.as_ref()).and_then(|t| t.list_changed) == Some(true);
     // Streamable HTTP carries notifications only within a session (the handshake's
     // Mcp-Session-Id) or, in 2026-07-28, on `subscriptions/listen`; stdio and SSE always can.
     let has_channel = match &opened.http_session {
         Some(cell) => modern || cell.lock().is_ok_and(|id| id.is_some()),
         None => true,
     };
-    let cancel_announcer = match (
-        modern,
-        opened.http_session.is_some(),
-        announce_over,
-        http_url,
-    ) {
+    let cancel_announcer = match (modern, opened.http_session.is_some(), announce_over, http_url) {
         (true, true, Some(net), Some(url)) => Some(Arc::new(CancelAnnouncer {
             net,
             url,
             protocol_version: MODERN_PROTOCOL_VERSION.to_string(),
-            envelope: session_envelope(&opened.service, shared, info.as_deref())
-                .members()
-                .to_string(),
+            envelope: session_envelope(&opened.service, shared, info.as_deref()).members().to_string(),
         })),
         _ => None,
     };
@@ -307,20 +249,13 @@ pub(super) fn live_of(
         retired: Default::default(),
         hears_tool_changes: announces_tool_changes && has_channel,
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
-        server_version: info
-            .as_ref()
-            .and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
-        protocol_version: info
-            .as_ref()
-            .map(|i| i.protocol_version.to_string())
-            .unwrap_or_default(),
+        server_version: info.as_ref().and_then(|i| i.server_info.as_ref().map(|s| s.version.clone())),
+        protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()).unwrap_or_default(),
         http_session: opened.http_session,
         listener: opened.listener,
         // A 2026-07-28 request carries the client's context in `_meta`, as rmcp's peer adds it
         // to its own requests: the lane writes the same, from the info this session opened with.
-        lane: opened.lane.filter(|lane| {
-            !modern || lane.set_envelope(session_envelope(&opened.service, shared, info.as_deref()))
-        }),
+        lane: opened.lane.filter(|lane| !modern || lane.set_envelope(session_envelope(&opened.service, shared, info.as_deref()))),
         modern,
         slots: Slots::default(),
         peer,
@@ -329,3 +264,4 @@ pub(super) fn live_of(
         service: tokio::sync::Mutex::new(Some(opened.service)),
     }
 }
+

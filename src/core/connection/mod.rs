@@ -203,9 +203,7 @@ impl Connection {
                 State::Ready(live) if !live.is_closed() => return Ok(live.clone()),
                 State::Connecting(f) => (f.clone(), self.generation.load(Ordering::SeqCst)),
                 State::Parked(_) => {
-                    let State::Parked(parked) = std::mem::replace(&mut *state, State::Idle) else {
-                        unreachable!("matched above")
-                    };
+                    let State::Parked(parked) = std::mem::replace(&mut *state, State::Idle) else { unreachable!("matched above") };
                     let generation = self.generation.load(Ordering::SeqCst);
                     let f = self.resume_live(parked).shared();
                     *state = State::Connecting(f.clone());
@@ -236,22 +234,12 @@ impl Connection {
                                 ),
                             ));
                         }
-                        self.shared
-                            .diagnostic("info", "Transport closed; reconnecting");
-                        observe::note_event("mcp.client.reconnect", || {
-                            observe::reason("the transport closed")
-                        });
+                        self.shared.diagnostic("info", "Transport closed; reconnecting");
+                        observe::note_event("mcp.client.reconnect", || observe::reason("the transport closed"));
                     }
                     started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_live(
-                        self.config.clone(),
-                        self.shared.clone(),
-                        self.request_timeout_ms(),
-                        self.remote.clone(),
-                    )
-                    .boxed()
-                    .shared();
+                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone()).boxed().shared();
                     *state = State::Connecting(f.clone());
                     (f, generation)
                 }
@@ -280,11 +268,7 @@ impl Connection {
             Ok(live) => {
                 drop(state);
                 self.close_live(&live).await;
-                Err(McpError::new(
-                    ErrorKind::Disconnected,
-                    self.name(),
-                    "MCP client was disconnected while connecting",
-                ))
+                Err(McpError::new(ErrorKind::Disconnected, self.name(), "MCP client was disconnected while connecting"))
             }
             Err(e) => {
                 if current && matches!(&*state, State::Connecting(_)) {
@@ -342,11 +326,7 @@ impl Connection {
     /// the era is kept (no second `server/discover` probe), nothing else is sent until the next
     /// request, and a reconnect during an outage does not fail.
     pub async fn reconnect(&self) -> Result<()> {
-        if let Some(live) = self
-            .current()
-            .await
-            .filter(|live| live.is_modern() && live.http_session.is_some())
-        {
+        if let Some(live) = self.current().await.filter(|live| live.is_modern() && live.http_session.is_some()) {
             if let Some(remote) = &self.remote {
                 remote.net.release();
             }
@@ -366,17 +346,8 @@ impl Connection {
     /// server (the session was already gone), it is sent once more on a new session, within what
     /// is left of its timeout (`send_unsent_again`); a request that may have been delivered is
     /// never resent.
-    pub async fn request_raw(
-        &self,
-        method: &str,
-        params: Value,
-        options: RequestOptions,
-    ) -> Result<String> {
-        let timeout = std::time::Duration::from_millis(
-            options
-                .timeout_ms
-                .unwrap_or_else(|| self.request_timeout_ms()),
-        );
+    pub async fn request_raw(&self, method: &str, params: Value, options: RequestOptions) -> Result<String> {
+        let timeout = std::time::Duration::from_millis(options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms()));
         let deadline = tokio::time::Instant::now() + timeout;
         let live = self.ensure_connected().await?;
         match self.send_on(&live, method, params.clone(), &options).await {
@@ -392,10 +363,7 @@ impl Connection {
                 }
                 Err(e)
             }
-            Err(RequestFailure::NotSent(e)) => {
-                self.send_unsent_again(live, deadline, method, params, &options, e)
-                    .await
-            }
+            Err(RequestFailure::NotSent(e)) => self.send_unsent_again(live, deadline, method, params, &options, e).await,
             Err(RequestFailure::Failed(e)) => Err(e),
         }
     }
@@ -441,11 +409,7 @@ impl Connection {
 
     /// The roots answered to `roots/list`.
     pub fn roots(&self) -> Vec<Value> {
-        self.shared
-            .roots
-            .lock()
-            .map(|r| r.clone())
-            .unwrap_or_default()
+        self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
     /// Replaces the roots; the server hears `notifications/roots/list_changed` if connected.
@@ -464,35 +428,20 @@ impl Connection {
             // A parked session is still the server's: it resumes to hear the change.
             None if parked => self.ensure_connected().await?,
             None => {
-                self.shared
-                    .diagnostic("debug", "Cannot send roots/list_changed: not connected");
+                self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
                 return Ok(());
             }
         };
-        let note: ClientNotification =
-            serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
-                .map_err(|e| {
-                    McpError::new(
-                        ErrorKind::InvalidState,
-                        self.name(),
-                        format!("roots/list_changed: {e}"),
-                    )
-                })?;
+        let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
+            .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
         let start_ms = observe::now_ms();
         let sent = live.peer.send_notification(note).await;
-        observe::note_notification(
-            "notifications/roots/list_changed",
-            start_ms,
-            sent.as_ref().err().map(ToString::to_string),
-        );
+        observe::note_notification("notifications/roots/list_changed", start_ms, sent.as_ref().err().map(ToString::to_string));
         sent.map_err(|e| {
             McpError::new(
                 ErrorKind::Disconnected,
                 self.name(),
-                format!(
-                    "Failed to send notifications/roots/list_changed to server {}: {e}",
-                    self.name()
-                ),
+                format!("Failed to send notifications/roots/list_changed to server {}: {e}", self.name()),
             )
         })
     }

@@ -17,9 +17,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures::future::{BoxFuture, FutureExt};
 use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_client::StreamableHttpClient;
+use futures::future::{BoxFuture, FutureExt};
 use serde_json::json;
 
 use super::live::{live_of, Parkable};
@@ -68,9 +68,7 @@ enum Parking {
 impl Connection {
     /// Watches a session that just became live and parks it once it is idle (see the module).
     pub(super) fn park_when_idle(&self, live: &Arc<Live>) {
-        let Some(parkable) = live.parkable() else {
-            return;
-        };
+        let Some(parkable) = live.parkable() else { return };
         let listener = parkable.listener.clone();
         if parkable.session.lock().is_ok_and(|id| id.is_none()) {
             // A session without an id (a stateless server) has no GET stream to ask for.
@@ -86,14 +84,11 @@ impl Connection {
                 if !listener.until_idle(PARK_AFTER, alive).await {
                     return;
                 }
-                let (Some(state), Some(live)) = (state.upgrade(), session.upgrade()) else {
-                    return;
-                };
+                let (Some(state), Some(live)) = (state.upgrade(), session.upgrade()) else { return };
                 match park(&state, live, &listener).await {
                     Parking::Parked => {
                         if let Some(shared) = shared.upgrade() {
-                            shared
-                                .diagnostic("debug", "Session idle: parked until the next request");
+                            shared.diagnostic("debug", "Session idle: parked until the next request");
                         }
                         return;
                     }
@@ -106,46 +101,22 @@ impl Connection {
 
     /// A parked session back under a new rmcp service; should that fail, a new session.
     pub(super) fn resume_live(&self, parked: Box<Parked>) -> BoxFuture<'static, Result<Arc<Live>>> {
-        let (config, shared, remote, timeout_ms) = (
-            self.config.clone(),
-            self.shared.clone(),
-            self.remote.clone(),
-            self.request_timeout_ms(),
-        );
+        let (config, shared, remote, timeout_ms) = (self.config.clone(), self.shared.clone(), self.remote.clone(), self.request_timeout_ms());
         async move {
             let name = config.name.clone();
             let (Ok(ServerSpec::Http(spec)), Some(remote)) = (&config.spec, remote) else {
-                return Err(McpError::invalid_config(
-                    &name,
-                    "internal: a parked session of a server without HTTP",
-                ));
+                return Err(McpError::invalid_config(&name, "internal: a parked session of a server without HTTP"));
             };
             let resume = Resume::with_answer(parked.answer);
-            let parts = SessionParts {
-                session: &parked.session,
-                listener: &parked.listener,
-                resume: &resume,
-            };
-            match resume_streamable(&name, spec, shared.clone(), &remote.net, parts, timeout_ms)
-                .await
-            {
+            let parts = SessionParts { session: &parked.session, listener: &parked.listener, resume: &resume };
+            match resume_streamable(&name, spec, shared.clone(), &remote.net, parts, timeout_ms).await {
                 Ok(opened) => {
                     shared.diagnostic("debug", "Parked session resumed");
-                    Ok(Arc::new(
-                        live_of(opened, &shared, None, None).with_history(parked.history),
-                    ))
+                    Ok(Arc::new(live_of(opened, &shared, None, None).with_history(parked.history)))
                 }
                 Err(e) => {
-                    shared.diagnostic(
-                        "debug",
-                        format!(
-                            "The parked session could not resume ({}); opening a new one",
-                            e.message
-                        ),
-                    );
-                    let opened =
-                        open_session(config.clone(), shared.clone(), timeout_ms, Some(remote))
-                            .await?;
+                    shared.diagnostic("debug", format!("The parked session could not resume ({}); opening a new one", e.message));
+                    let opened = open_session(config.clone(), shared.clone(), timeout_ms, Some(remote)).await?;
                     Ok(Arc::new(live_of(opened, &shared, None, None)))
                 }
             }
@@ -155,33 +126,14 @@ impl Connection {
 
     /// Ends a parked session on the server, as closing a live one does (bounded).
     pub(super) async fn end_parked(&self, parked: Box<Parked>) {
-        self.told_ended(
-            parked.history.0.elapsed().as_secs_f64(),
-            &parked.protocol_version,
-            None,
-        );
-        let (Ok(ServerSpec::Http(spec)), Some(remote), Some(id)) =
-            (&self.config.spec, &self.remote, parked.session_id())
-        else {
-            return;
-        };
+        self.told_ended(parked.history.0.elapsed().as_secs_f64(), &parked.protocol_version, None);
+        let (Ok(ServerSpec::Http(spec)), Some(remote), Some(id)) = (&self.config.spec, &self.remote, parked.session_id()) else { return };
         let resume = Resume::default();
-        let parts = SessionParts {
-            session: &parked.session,
-            listener: &parked.listener,
-            resume: &resume,
-        };
+        let parts = SessionParts { session: &parked.session, listener: &parked.listener, resume: &resume };
         let http = mcp_http(spec, &self.shared, &remote.net, &parts);
-        let ended = tokio::time::timeout(
-            END_BOUND,
-            http.delete_session(spec.url.as_str().into(), id.into(), None, HashMap::new()),
-        )
-        .await;
+        let ended = tokio::time::timeout(END_BOUND, http.delete_session(spec.url.as_str().into(), id.into(), None, HashMap::new())).await;
         if !matches!(ended, Ok(Ok(()))) {
-            self.shared.diagnostic(
-                "debug",
-                "The parked session could not be ended on the server",
-            );
+            self.shared.diagnostic("debug", "The parked session could not be ended on the server");
         }
     }
 }
@@ -198,9 +150,7 @@ async fn park(state: &tokio::sync::Mutex<State>, live: Arc<Live>, listener: &Lis
         if Arc::strong_count(&live) > 2 || !listener.is_idle() {
             return Parking::Busy;
         }
-        let Some(parked) = parked_of(&live) else {
-            return Parking::Gone;
-        };
+        let Some(parked) = parked_of(&live) else { return Parking::Gone };
         *current = State::Parked(Box::new(parked));
     }
     if let Some(parkable) = live.parkable() {
@@ -212,12 +162,9 @@ async fn park(state: &tokio::sync::Mutex<State>, live: Arc<Live>, listener: &Lis
 
 /// What `live` keeps parked: `None` when it cannot park or the server's answer is not known.
 fn parked_of(live: &Live) -> Option<Parked> {
-    let Parkable {
-        listener, session, ..
-    } = live.parkable()?;
+    let Parkable { listener, session, .. } = live.parkable()?;
     let info = live.peer().peer_info()?;
-    let answer =
-        serde_json::from_value(json!({ "jsonrpc": "2.0", "id": 0, "result": &*info })).ok()?;
+    let answer = serde_json::from_value(json!({ "jsonrpc": "2.0", "id": 0, "result": &*info })).ok()?;
     Some(Parked {
         session: session.clone(),
         listener: listener.clone(),

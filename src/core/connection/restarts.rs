@@ -27,14 +27,9 @@ impl Deaths {
 
     /// A session died: whether it may be started again now (`Err`: how long until it may).
     pub fn died(&self) -> Result<(), Duration> {
-        let Ok(mut deaths) = self.0.lock() else {
-            return Ok(());
-        };
+        let Ok(mut deaths) = self.0.lock() else { return Ok(()) };
         let now = Instant::now();
-        while deaths
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW)
-        {
+        while deaths.front().is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW) {
             deaths.pop_front();
         }
         if deaths.len() >= MAX_RESTARTS {
@@ -68,21 +63,11 @@ mod tests {
         }
         let first = deaths.died().expect_err("crash-looping");
         let second = deaths.died().expect_err("still crash-looping");
-        assert!(
-            second <= first,
-            "the wait counts down from the oldest death: {first:?} then {second:?}"
-        );
-        assert_eq!(
-            deaths.0.lock().map(|d| d.len()).ok(),
-            Some(MAX_RESTARTS),
-            "refusals are not recorded as deaths"
-        );
+        assert!(second <= first, "the wait counts down from the oldest death: {first:?} then {second:?}");
+        assert_eq!(deaths.0.lock().map(|d| d.len()).ok(), Some(MAX_RESTARTS), "refusals are not recorded as deaths");
         deaths.clear();
         for _ in 0..MAX_RESTARTS {
-            assert!(
-                deaths.died().is_ok(),
-                "a session that served requests starts the count again"
-            );
+            assert!(deaths.died().is_ok(), "a session that served requests starts the count again");
         }
         assert!(deaths.died().is_err());
     }
@@ -90,17 +75,11 @@ mod tests {
     #[test]
     fn deaths_older_than_the_window_are_forgotten() {
         let deaths = Deaths::default();
-        let Some(long_ago) = Instant::now().checked_sub(RESTART_WINDOW + Duration::from_secs(1))
-        else {
-            return;
-        };
+        let Some(long_ago) = Instant::now().checked_sub(RESTART_WINDOW + Duration::from_secs(1)) else { return };
         if let Ok(mut d) = deaths.0.lock() {
             d.extend(std::iter::repeat_n(long_ago, MAX_RESTARTS));
         }
-        assert!(
-            deaths.died().is_ok(),
-            "five deaths over a minute ago do not count"
-        );
+        assert!(deaths.died().is_ok(), "five deaths over a minute ago do not count");
         assert_eq!(deaths.0.lock().map(|d| d.len()).ok(), Some(1));
     }
 }

@@ -4,9 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{
-    ClientNotification, ClientRequest, CustomRequest, GetExtensions, RequestMetaObject,
-};
+use rmcp::model::{ClientNotification, ClientRequest, CustomRequest, GetExtensions, RequestMetaObject};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::{json, Value};
 use tokio::time::Instant;
@@ -38,16 +36,8 @@ impl Connection {
         first: McpError,
     ) -> Result<String> {
         let name = self.name();
-        self.shared.diagnostic(
-            "info",
-            format!(
-                "{method} was not sent ({}); sending it on a new session",
-                first.message
-            ),
-        );
-        observe::note_event("mcp.client.retry", || {
-            observe::reason(first.message.clone())
-        });
+        self.shared.diagnostic("info", format!("{method} was not sent ({}); sending it on a new session", first.message));
+        observe::note_event("mcp.client.retry", || observe::reason(first.message.clone()));
         let since = Instant::now();
         // A session whose transport ended is closed now (bounded, and cut short at the deadline:
         // dropping it ends it too). One still open (its server refused a POST, or answered that it
@@ -61,11 +51,7 @@ impl Connection {
             Ok(Ok(live)) => live,
             // The new session could not be opened: the request still never left.
             Ok(Err(e)) if matches!(e.kind, ErrorKind::ConnectFailed | ErrorKind::Timeout) => {
-                return Err(McpError {
-                    message: format!("{method} failed on server {name}: not sent: {}", e.message),
-                    during_connect: false,
-                    ..e
-                });
+                return Err(McpError { message: format!("{method} failed on server {name}: not sent: {}", e.message), during_connect: false, ..e });
             }
             Ok(Err(e)) => return Err(e),
             Err(_) => {
@@ -77,16 +63,9 @@ impl Connection {
                 ));
             }
         };
-        let left = deadline
-            .saturating_duration_since(Instant::now())
-            .as_millis() as u64;
-        let options = RequestOptions {
-            timeout_ms: Some(left.max(1)),
-            ..options.clone()
-        };
-        self.send_on(&live, method, params, &options)
-            .await
-            .map_err(RequestFailure::into_error)
+        let left = deadline.saturating_duration_since(Instant::now()).as_millis() as u64;
+        let options = RequestOptions { timeout_ms: Some(left.max(1)), ..options.clone() };
+        self.send_on(&live, method, params, &options).await.map_err(RequestFailure::into_error)
     }
 
     /// Sends one request on `live`.
@@ -109,35 +88,20 @@ impl Connection {
         let mut request: ClientRequest = if options.verbatim {
             ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)))
         } else {
-            serde_json::from_value(json!({ "method": method, "params": params })).map_err(|e| {
-                RequestFailure::Failed(McpError::new(
-                    ErrorKind::InvalidState,
-                    name,
-                    format!("Invalid {method} request: {e}"),
-                ))
-            })?
+            serde_json::from_value(json!({ "method": method, "params": params }))
+                .map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidState, name, format!("Invalid {method} request: {e}"))))?
         };
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
         // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
-        let wanted_progress = options.progress_token.clone().or_else(|| {
-            options
-                .meta
-                .as_ref()
-                .and_then(|m| m.get("progressToken"))
-                .cloned()
-        });
+        let wanted_progress = options.progress_token.clone().or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
         if wanted_progress.is_some() {
             request.extensions_mut().insert(WantsProgress);
         }
-        let timeout_ms = options
-            .timeout_ms
-            .unwrap_or_else(|| self.request_timeout_ms());
+        let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         // A request that cannot reach the server waits for it within this (transport::reachability).
-        request
-            .extensions_mut()
-            .insert(SendDeadline::after(Duration::from_millis(timeout_ms)));
+        request.extensions_mut().insert(SendDeadline::after(Duration::from_millis(timeout_ms)));
         // Over legacy SSE the transport says whether the request went out (transport::posted).
         let posted = live.sse.then(Posted::default);
         if let Some(posted) = &posted {
@@ -145,26 +109,14 @@ impl Connection {
         }
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
         // Progress for it moves its deadline on, up to its maxTotalTimeout (rmcp watches its token).
-        let max_total_ms = self.config().progress_bound(
-            timeout_ms,
-            wanted_progress.is_some(),
-            options.max_total_timeout_ms,
-        );
+        let max_total_ms = self.config().progress_bound(timeout_ms, wanted_progress.is_some(), options.max_total_timeout_ms);
         if let Some(max_ms) = max_total_ms {
-            peer_options = peer_options
-                .reset_timeout_on_progress()
-                .with_max_total_timeout(Duration::from_millis(max_ms));
+            peer_options = peer_options.reset_timeout_on_progress().with_max_total_timeout(Duration::from_millis(max_ms));
         }
-        let mut meta = options
-            .meta
-            .as_ref()
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let mut meta = options.meta.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
         if let (true, Some(level)) = (live.is_modern(), self.shared.server_log_level()) {
             // 2026-07-28: a server sends logs for a request only if its `_meta` asks for them.
-            meta.entry(LOG_LEVEL_KEY)
-                .or_insert_with(|| Value::String(level.into()));
+            meta.entry(LOG_LEVEL_KEY).or_insert_with(|| Value::String(level.into()));
         }
         if !meta.is_empty() {
             if let Ok(meta) = serde_json::from_value::<RequestMetaObject>(Value::Object(meta)) {
@@ -179,9 +131,7 @@ impl Connection {
         let request_id = handle.id.clone();
         observe::note_sent(method, || request_id.to_string());
         let alias_key = wanted_progress.as_ref().map(|token| {
-            let key = serde_json::to_value(&handle.progress_token)
-                .unwrap_or(Value::Null)
-                .to_string();
+            let key = serde_json::to_value(&handle.progress_token).unwrap_or(Value::Null).to_string();
             if let Ok(mut aliases) = self.shared.progress_aliases.lock() {
                 aliases.insert(key.clone(), token.clone());
             }
@@ -219,13 +169,8 @@ impl Connection {
         }
         let result = outcome?;
         live.note_answer();
-        serde_json::to_string(&result).map_err(|e| {
-            RequestFailure::Failed(McpError::new(
-                ErrorKind::InvalidResponse,
-                name,
-                format!("{method} failed on server {name}: {e}"),
-            ))
-        })
+        serde_json::to_string(&result)
+            .map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }
 
     /// `send_on` over a pipe session's lane.
@@ -237,26 +182,14 @@ impl Connection {
         options: &RequestOptions,
     ) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
-        let timeout_ms = options
-            .timeout_ms
-            .unwrap_or_else(|| self.request_timeout_ms());
+        let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         // The caller's `_meta` replaces one in `params`; the lane merges it with the session's envelope.
         let own_meta = params.as_object_mut().and_then(|o| o.remove("_meta"));
-        let meta = options
-            .meta
-            .as_ref()
-            .filter(|m| m.as_object().is_some_and(|o| !o.is_empty()))
-            .or(own_meta.as_ref())
-            .filter(|m| m.is_object());
+        let meta = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())).or(own_meta.as_ref()).filter(|m| m.is_object());
         let meta_json = meta.map(Value::to_string);
-        let token = options
-            .progress_token
-            .clone()
-            .or_else(|| meta.and_then(|m| m.get("progressToken")).cloned());
+        let token = options.progress_token.clone().or_else(|| meta.and_then(|m| m.get("progressToken")).cloned());
         let progress = token.and_then(|token| {
-            let max_ms =
-                self.config()
-                    .progress_bound(timeout_ms, true, options.max_total_timeout_ms)?;
+            let max_ms = self.config().progress_bound(timeout_ms, true, options.max_total_timeout_ms)?;
             Some((token.to_string(), max_ms))
         });
         let (tx, rx) = tokio::sync::oneshot::channel();
@@ -267,17 +200,12 @@ impl Connection {
             method,
             &params.to_string(),
             meta_json.as_deref(),
-            Bound {
-                timeout_ms,
-                progress,
-            },
+            Bound { timeout_ms, progress },
             Box::new(move |outcome| {
                 let _ = tx.send(outcome);
             }),
         )
-        .map_err(|e| {
-            RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 }))
-        })?;
+        .map_err(|e| RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 })))?;
         let cancel = options.cancel.clone().unwrap_or_default();
         let outcome = tokio::select! {
             r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: "the connection was closed".into() })),
@@ -290,10 +218,7 @@ impl Connection {
                 Err(LaneError::Cancelled { reason })
             }
         };
-        if matches!(
-            outcome,
-            Err(LaneError::Timeout { .. } | LaneError::TotalTimeout { .. })
-        ) {
+        if matches!(outcome, Err(LaneError::Timeout { .. } | LaneError::TotalTimeout { .. })) {
             // The lane told the server when it timed the request out.
             observe::note_notification("notifications/cancelled", observe::now_ms(), None);
         }
@@ -304,17 +229,8 @@ impl Connection {
 /// Why a request sent through rmcp failed. On a session whose requests carry a `Posted` cell
 /// (legacy SSE), one never posted, or whose POST found no server, did not reach it; one posted
 /// may have run.
-fn failure_of(
-    posted: Option<&Posted>,
-    name: &str,
-    method: &str,
-    timeout_ms: u64,
-    e: ServiceError,
-) -> RequestFailure {
-    let lost = matches!(
-        e,
-        ServiceError::TransportClosed | ServiceError::TransportSend(_)
-    );
+fn failure_of(posted: Option<&Posted>, name: &str, method: &str, timeout_ms: u64, e: ServiceError) -> RequestFailure {
+    let lost = matches!(e, ServiceError::TransportClosed | ServiceError::TransportSend(_));
     match posted {
         Some(posted) if lost && posted.never_reached_server() => RequestFailure::NotSent(service_error(name, method, timeout_ms, e)),
         Some(_) if matches!(e, ServiceError::TransportClosed) => RequestFailure::Failed(McpError::new(

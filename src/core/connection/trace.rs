@@ -26,15 +26,8 @@ impl Connection {
             return None;
         }
         let session_id = live.session_id();
-        observe::note_session(
-            session_id.clone(),
-            &live.protocol_version,
-            self.http_version(),
-        );
-        Some(Watch {
-            session_id,
-            renewals: self.oauth().map(|s| s.renewals()),
-        })
+        observe::note_session(session_id.clone(), &live.protocol_version, self.http_version());
+        Some(Watch { session_id, renewals: self.oauth().map(|s| s.renewals()) })
     }
 
     /// After it: a Streamable HTTP session the server no longer knew, initialized again inside
@@ -43,16 +36,12 @@ impl Connection {
     pub(super) fn watched(&self, live: &Live, before: Watch) {
         let now = live.session_id();
         if before.session_id.is_some() && now != before.session_id {
-            observe::note_event("mcp.client.session_reinitialized", || {
-                observe::reason("the server no longer knew the session")
-            });
+            observe::note_event("mcp.client.session_reinitialized", || observe::reason("the server no longer knew the session"));
             observe::note_session(now, &live.protocol_version, None);
         }
         if let (Some(before), Some(session)) = (before.renewals, self.oauth()) {
             if session.renewals() > before {
-                observe::note_event("mcp.client.oauth.refresh", || {
-                    observe::reason("the access token was renewed without the user")
-                });
+                observe::note_event("mcp.client.oauth.refresh", || observe::reason("the access token was renewed without the user"));
             }
         }
     }
@@ -63,26 +52,10 @@ impl Connection {
         match outcome {
             Ok(live) => {
                 let session_id = live.session_id();
-                observe::note_session(
-                    session_id.clone(),
-                    &live.protocol_version,
-                    self.http_version(),
-                );
-                let method = if live.is_modern() {
-                    "server/discover"
-                } else {
-                    "initialize"
-                };
-                let protocol_version =
-                    Some(live.protocol_version.clone()).filter(|v| !v.is_empty());
-                let step = |method, start_ms| Step {
-                    method,
-                    start_ms,
-                    end_ms,
-                    protocol_version: protocol_version.clone(),
-                    session_id: session_id.clone(),
-                    error: None,
-                };
+                observe::note_session(session_id.clone(), &live.protocol_version, self.http_version());
+                let method = if live.is_modern() { "server/discover" } else { "initialize" };
+                let protocol_version = Some(live.protocol_version.clone()).filter(|v| !v.is_empty());
+                let step = |method, start_ms| Step { method, start_ms, end_ms, protocol_version: protocol_version.clone(), session_id: session_id.clone(), error: None };
                 observe::note_step(step(method, start_ms));
                 if !live.is_modern() {
                     // Sent by rmcp as the handshake's last message.
@@ -90,19 +63,8 @@ impl Connection {
                 }
             }
             Err(e) => {
-                let method = if starts_stateless(&self.shared) {
-                    "server/discover"
-                } else {
-                    "initialize"
-                };
-                observe::note_step(Step {
-                    method,
-                    start_ms,
-                    end_ms,
-                    protocol_version: None,
-                    session_id: None,
-                    error: Some(e.to_json()),
-                });
+                let method = if starts_stateless(&self.shared) { "server/discover" } else { "initialize" };
+                observe::note_step(Step { method, start_ms, end_ms, protocol_version: None, session_id: None, error: Some(e.to_json()) });
             }
         }
     }
@@ -139,13 +101,7 @@ mod tests {
     use crate::core::events::NullSink;
 
     fn connection(def: Value) -> Connection {
-        Connection::new(
-            ServerConfig::from_json("s", &def),
-            1000,
-            Arc::new(NullSink),
-            None,
-            None,
-        )
+        Connection::new(ServerConfig::from_json("s", &def), 1000, Arc::new(NullSink), None, None)
     }
 
     fn refused() -> McpError {
@@ -156,37 +112,17 @@ mod tests {
     async fn a_failed_connect_is_one_failed_step_named_by_how_the_session_starts() {
         for (def, method) in [
             (json!({ "command": "node" }), "initialize"),
-            (
-                json!({ "command": "node", "protocolVersion": "2025-06-18" }),
-                "initialize",
-            ),
-            (
-                json!({ "command": "node", "protocolVersion": "2026-07-28" }),
-                "server/discover",
-            ),
+            (json!({ "command": "node", "protocolVersion": "2025-06-18" }), "initialize"),
+            (json!({ "command": "node", "protocolVersion": "2026-07-28" }), "server/discover"),
         ] {
             let conn = connection(def.clone());
-            let ((), trace) = observe::scope(true, "tools/list", async {
-                conn.note_connect(observe::now_ms() - 5.0, &Err(refused()))
-            })
-            .await;
+            let ((), trace) = observe::scope(true, "tools/list", async { conn.note_connect(observe::now_ms() - 5.0, &Err(refused())) }).await;
             let trace = trace.expect("recorded");
-            let [step] = trace.steps.as_slice() else {
-                panic!("one step for {def}: {:?}", trace.steps)
-            };
+            let [step] = trace.steps.as_slice() else { panic!("one step for {def}: {:?}", trace.steps) };
             assert_eq!(step.method, method, "{def}");
             assert!(step.end_ms >= step.start_ms + 5.0);
-            assert_eq!(
-                step.error
-                    .as_ref()
-                    .and_then(|e| e.get("code"))
-                    .and_then(Value::as_str),
-                Some("CONNECT_FAILED")
-            );
-            assert_eq!(
-                (step.protocol_version.as_deref(), step.session_id.as_deref()),
-                (None, None)
-            );
+            assert_eq!(step.error.as_ref().and_then(|e| e.get("code")).and_then(Value::as_str), Some("CONNECT_FAILED"));
+            assert_eq!((step.protocol_version.as_deref(), step.session_id.as_deref()), (None, None));
         }
     }
 
@@ -194,15 +130,8 @@ mod tests {
     async fn outside_a_recorded_operation_nothing_is_noted() {
         let conn = connection(json!({ "command": "node" }));
         conn.note_connect(observe::now_ms(), &Err(refused()));
-        let ((), trace) = observe::scope(false, "tools/list", async {
-            conn.note_connect(observe::now_ms(), &Err(refused()))
-        })
-        .await;
+        let ((), trace) = observe::scope(false, "tools/list", async { conn.note_connect(observe::now_ms(), &Err(refused())) }).await;
         assert!(trace.is_none());
-        assert_eq!(
-            conn.http_version(),
-            None,
-            "a stdio server has no HTTP version"
-        );
+        assert_eq!(conn.http_version(), None, "a stdio server has no HTTP version");
     }
 }

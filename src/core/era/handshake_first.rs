@@ -17,10 +17,7 @@
 
 use std::collections::VecDeque;
 
-use rmcp::model::{
-    ClientRequest, ErrorCode, ErrorData, InitializeRequest, InitializeRequestParams,
-    JsonRpcMessage, RequestId,
-};
+use rmcp::model::{ClientRequest, ErrorCode, ErrorData, InitializeRequest, InitializeRequestParams, JsonRpcMessage, RequestId};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
@@ -35,11 +32,7 @@ enum Phase {
     /// Waiting for rmcp's `server/discover`.
     AwaitProbe,
     /// Our `initialize` is out (under the probe's id); the probe is held.
-    Initializing {
-        probe: TxJsonRpcMessage<RoleClient>,
-        id: RequestId,
-        rmcp_initialize: Option<RequestId>,
-    },
+    Initializing { probe: TxJsonRpcMessage<RoleClient>, id: RequestId, rmcp_initialize: Option<RequestId> },
     /// The server answered our `initialize`; rmcp's own `initialize` gets this answer.
     Answered(RxJsonRpcMessage<RoleClient>),
     /// Everything passes through.
@@ -57,12 +50,7 @@ pub struct HandshakeFirst<T> {
 impl<T> HandshakeFirst<T> {
     /// `initialize`: the parameters of the handshake (the client's info and capabilities).
     pub fn new(inner: T, initialize: InitializeRequestParams) -> Self {
-        HandshakeFirst {
-            inner,
-            initialize,
-            phase: Phase::AwaitProbe,
-            pending: VecDeque::new(),
-        }
+        HandshakeFirst { inner, initialize, phase: Phase::AwaitProbe, pending: VecDeque::new() }
     }
 }
 
@@ -78,8 +66,7 @@ pub(super) fn answered_id(message: &RxJsonRpcMessage<RoleClient>) -> Option<&Req
 fn is_request(message: &TxJsonRpcMessage<RoleClient>, initialize: bool) -> Option<RequestId> {
     match message {
         JsonRpcMessage::Request(r) => match (&r.request, initialize) {
-            (ClientRequest::InitializeRequest(_), true)
-            | (ClientRequest::DiscoverRequest(_), false) => Some(r.id.clone()),
+            (ClientRequest::InitializeRequest(_), true) | (ClientRequest::DiscoverRequest(_), false) => Some(r.id.clone()),
             _ => None,
         },
         _ => None,
@@ -89,25 +76,15 @@ fn is_request(message: &TxJsonRpcMessage<RoleClient>, initialize: bool) -> Optio
 impl<T: Transport<RoleClient>> Transport<RoleClient> for HandshakeFirst<T> {
     type Error = T::Error;
 
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         use futures::future::Either;
         let ready = || Either::Left(std::future::ready(Ok(())));
         match std::mem::replace(&mut self.phase, Phase::Through) {
             Phase::AwaitProbe => match is_request(&item, false) {
                 Some(id) => {
                     let initialize = InitializeRequest::new(self.initialize.clone());
-                    let message = JsonRpcMessage::request(
-                        ClientRequest::InitializeRequest(initialize),
-                        id.clone(),
-                    );
-                    self.phase = Phase::Initializing {
-                        probe: item,
-                        id,
-                        rmcp_initialize: None,
-                    };
+                    let message = JsonRpcMessage::request(ClientRequest::InitializeRequest(initialize), id.clone());
+                    self.phase = Phase::Initializing { probe: item, id, rmcp_initialize: None };
                     Either::Right(self.inner.send(message))
                 }
                 None => {
@@ -115,17 +92,9 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for HandshakeFirst<T> {
                     Either::Right(self.inner.send(item))
                 }
             },
-            Phase::Initializing {
-                probe,
-                id,
-                rmcp_initialize: None,
-            } if is_request(&item, true).is_some() => {
+            Phase::Initializing { probe, id, rmcp_initialize: None } if is_request(&item, true).is_some() => {
                 // rmcp's probe window ran out: it falls back and waits for this id.
-                self.phase = Phase::Initializing {
-                    probe,
-                    id,
-                    rmcp_initialize: is_request(&item, true),
-                };
+                self.phase = Phase::Initializing { probe, id, rmcp_initialize: is_request(&item, true) };
                 ready()
             }
             Phase::Answered(answer) => match is_request(&item, true) {
@@ -151,39 +120,26 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for HandshakeFirst<T> {
         }
         loop {
             let message = self.inner.receive().await?;
-            let Phase::Initializing { id, .. } = &self.phase else {
-                return Some(message);
-            };
+            let Phase::Initializing { id, .. } = &self.phase else { return Some(message) };
             if answered_id(&message) != Some(id) {
                 return Some(message);
             }
-            let Phase::Initializing {
-                probe,
-                id,
-                rmcp_initialize,
-            } = std::mem::replace(&mut self.phase, Phase::Through)
-            else {
+            let Phase::Initializing { probe, id, rmcp_initialize } = std::mem::replace(&mut self.phase, Phase::Through) else {
                 unreachable!("matched above")
             };
-            let refused =
-                matches!(&message, JsonRpcMessage::Error(e) if refuses_handshake(e.error.code));
+            let refused = matches!(&message, JsonRpcMessage::Error(e) if refuses_handshake(e.error.code));
             match (refused, rmcp_initialize) {
                 // Too late to turn back: rmcp is in its handshake and gets the answer as it is.
                 (_, Some(rmcp_id)) => return Some(answer_with_id(message, rmcp_id)),
                 (true, None) => {
-                    tracing::debug!(
-                        "initialize refused as by a 2026-07-28 server; sending server/discover"
-                    );
+                    tracing::debug!("initialize refused as by a 2026-07-28 server; sending server/discover");
                     if self.inner.send(probe).await.is_err() {
                         return None;
                     }
                 }
                 (false, None) => {
                     self.phase = Phase::Answered(message);
-                    return Some(JsonRpcMessage::error(
-                        ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None),
-                        Some(id),
-                    ));
+                    return Some(JsonRpcMessage::error(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None), Some(id)));
                 }
             }
         }

@@ -38,10 +38,7 @@ struct Bounded<V> {
 
 impl<V> Bounded<V> {
     fn new() -> Self {
-        Bounded {
-            map: HashMap::new(),
-            order: VecDeque::new(),
-        }
+        Bounded { map: HashMap::new(), order: VecDeque::new() }
     }
 
     fn insert(&mut self, key: String, value: V) {
@@ -72,9 +69,7 @@ fn modern_endpoints() -> &'static Mutex<Bounded<()>> {
 
 /// Whether this process has seen `url` refuse the handshake as a modern-only server.
 pub fn modern_endpoint(url: &str) -> bool {
-    modern_endpoints()
-        .lock()
-        .is_ok_and(|m| m.map.contains_key(url))
+    modern_endpoints().lock().is_ok_and(|m| m.map.contains_key(url))
 }
 
 /// Records (or, with `false`, forgets) that `url` refuses the handshake as a modern-only server.
@@ -110,24 +105,14 @@ pub struct Endpoint {
 impl Endpoint {
     /// `headers`: the server's configured headers; `opaque_credentials`: its requests may carry
     /// credentials not among them (OAuth tokens, a custom `fetch`): it shares nothing.
-    pub fn new(
-        url: &url::Url,
-        headers: &[(String, String)],
-        opaque_credentials: bool,
-    ) -> Option<Self> {
+    pub fn new(url: &url::Url, headers: &[(String, String)], opaque_credentials: bool) -> Option<Self> {
         if opaque_credentials {
             return None;
         }
-        let mut sorted: Vec<(String, &str)> = headers
-            .iter()
-            .map(|(k, v)| (k.to_ascii_lowercase(), v.as_str()))
-            .collect();
+        let mut sorted: Vec<(String, &str)> = headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.as_str())).collect();
         sorted.sort();
         let text = serde_json::to_string(&sorted).unwrap_or_default();
-        Some(Endpoint {
-            url: url.as_str().to_string(),
-            credentials: schema_key(&text),
-        })
+        Some(Endpoint { url: url.as_str().to_string(), credentials: schema_key(&text) })
     }
 
     fn key(&self, public: bool) -> String {
@@ -151,12 +136,8 @@ fn lookup(endpoint: &Endpoint) -> Option<RxJsonRpcMessage<RoleClient>> {
 
 /// Offers an answer for sharing, as far as its `cacheScope` and `ttlMs` allow.
 fn offer(endpoint: &Endpoint, answer: &RxJsonRpcMessage<RoleClient>) {
-    let JsonRpcMessage::Response(response) = answer else {
-        return;
-    };
-    let Ok(result) = serde_json::to_value(&response.result) else {
-        return;
-    };
+    let JsonRpcMessage::Response(response) = answer else { return };
+    let Ok(result) = serde_json::to_value(&response.result) else { return };
     let ttl = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
     if ttl == 0 {
         return;
@@ -164,13 +145,7 @@ fn offer(endpoint: &Endpoint, answer: &RxJsonRpcMessage<RoleClient>) {
     let public = result.get("cacheScope").and_then(Value::as_str) == Some("public");
     if let Ok(mut answers) = shared_answers().lock() {
         let fresh_until = Instant::now() + Duration::from_millis(ttl);
-        answers.insert(
-            endpoint.key(public),
-            Shared {
-                answer: answer.clone(),
-                fresh_until,
-            },
-        );
+        answers.insert(endpoint.key(public), Shared { answer: answer.clone(), fresh_until });
     }
 }
 
@@ -236,22 +211,14 @@ pub struct ReuseDiscover<T> {
 
 impl<T> ReuseDiscover<T> {
     pub fn new(inner: T, answers: Remembered) -> Self {
-        ReuseDiscover {
-            inner,
-            answers,
-            pending: VecDeque::new(),
-            outstanding: None,
-        }
+        ReuseDiscover { inner, answers, pending: VecDeque::new(), outstanding: None }
     }
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
     type Error = T::Error;
 
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         use futures::future::Either;
         if let Some(id) = discover_request_id(&item) {
             if let Some(answer) = self.answers.known() {
@@ -268,9 +235,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ReuseDiscover<T> {
             return Some(made_up);
         }
         let message = self.inner.receive().await?;
-        if self.outstanding.is_some()
-            && super::handshake_first::answered_id(&message) == self.outstanding.as_ref()
-        {
+        if self.outstanding.is_some() && super::handshake_first::answered_id(&message) == self.outstanding.as_ref() {
             self.outstanding = None;
             self.answers.remember(&message);
         }
@@ -296,12 +261,7 @@ mod tests {
 
     fn endpoint(url: &str, token: &str) -> Endpoint {
         let url = url::Url::parse(url).expect("url");
-        Endpoint::new(
-            &url,
-            &[("Authorization".into(), format!("Bearer {token}"))],
-            false,
-        )
-        .expect("shared")
+        Endpoint::new(&url, &[("Authorization".into(), format!("Bearer {token}"))], false).expect("shared")
     }
 
     #[test]
@@ -309,31 +269,19 @@ mod tests {
         let alice = endpoint("http://127.0.0.1:1/public", "alice");
         let bob = endpoint("http://127.0.0.1:1/public", "bob");
         offer(&alice, &answer(60_000, "public"));
-        assert!(
-            lookup(&bob).is_some(),
-            "a public answer serves every user of the URL"
-        );
+        assert!(lookup(&bob).is_some(), "a public answer serves every user of the URL");
 
         let alice = endpoint("http://127.0.0.1:1/private", "alice");
         let bob = endpoint("http://127.0.0.1:1/private", "bob");
         offer(&alice, &answer(60_000, "private"));
-        assert!(
-            lookup(&alice).is_some(),
-            "a private answer serves the same credentials"
-        );
+        assert!(lookup(&alice).is_some(), "a private answer serves the same credentials");
         assert!(lookup(&bob).is_none(), "and no one else");
 
         let carol = endpoint("http://127.0.0.1:1/stale", "carol");
         offer(&carol, &answer(0, "public"));
-        assert!(
-            lookup(&carol).is_none(),
-            "ttlMs 0: never reused across clients"
-        );
+        assert!(lookup(&carol).is_none(), "ttlMs 0: never reused across clients");
         let url = url::Url::parse("http://127.0.0.1:1/oauth").expect("url");
-        assert!(
-            Endpoint::new(&url, &[], true).is_none(),
-            "an OAuth server shares nothing"
-        );
+        assert!(Endpoint::new(&url, &[], true).is_none(), "an OAuth server shares nothing");
     }
 
     #[test]
@@ -343,8 +291,6 @@ mod tests {
             map.insert(format!("k{i}"), ());
         }
         assert_eq!(map.map.len(), MAX_ENDPOINTS);
-        assert!(
-            !map.map.contains_key("k0") && map.map.contains_key(&format!("k{}", MAX_ENDPOINTS + 9))
-        );
+        assert!(!map.map.contains_key("k0") && map.map.contains_key(&format!("k{}", MAX_ENDPOINTS + 9)));
     }
 }

@@ -51,13 +51,8 @@ impl Start {
         let modern = || vec![ProtocolVersion::V_2026_07_28];
         match self {
             Start::Handshake => ClientLifecycleMode::Initialize,
-            Start::Discover => ClientLifecycleMode::Discover {
-                preferred_versions: modern(),
-            },
-            Start::Probe | Start::HandshakeFirst => ClientLifecycleMode::Auto {
-                preferred_versions: modern(),
-                legacy_version: None,
-            },
+            Start::Discover => ClientLifecycleMode::Discover { preferred_versions: modern() },
+            Start::Probe | Start::HandshakeFirst => ClientLifecycleMode::Auto { preferred_versions: modern(), legacy_version: None },
         }
     }
 }
@@ -72,13 +67,7 @@ pub fn start(shared: &HandlerShared) -> Start {
         // server sees only the handshake, and a modern-only one (say, slow to start the first
         // time) still refuses it and gets `server/discover`.
         _ if negotiated && shared.legacy_era.load(Ordering::SeqCst) => Start::HandshakeFirst,
-        _ if negotiated
-            && (shared.modern_era.load(Ordering::SeqCst)
-                || shared
-                    .endpoint
-                    .as_deref()
-                    .is_some_and(known::modern_endpoint)) =>
-        {
+        _ if negotiated && (shared.modern_era.load(Ordering::SeqCst) || shared.endpoint.as_deref().is_some_and(known::modern_endpoint)) => {
             Start::Discover
         }
         Some(AUTO) => Start::Probe,
@@ -89,11 +78,7 @@ pub fn start(shared: &HandlerShared) -> Start {
 
 /// Records the era a session opened in: the next connect starts that way.
 pub fn remember(shared: &HandlerShared, modern: bool) {
-    let flag = if modern {
-        &shared.modern_era
-    } else {
-        &shared.legacy_era
-    };
+    let flag = if modern { &shared.modern_era } else { &shared.legacy_era };
     flag.store(true, Ordering::SeqCst);
 }
 
@@ -113,11 +98,7 @@ pub fn refused_handshake(shared: &HandlerShared) {
 /// handshake era, and so does a server that hangs up on the probe (some handshake-era servers
 /// exit on a request before `initialize`); a discover answer that came after rmcp's 10 s probe
 /// window (a slow-starting server) means 2026-07-28.
-pub fn learn_from_probe(
-    shared: &HandlerShared,
-    e: &ClientInitializeError,
-    hung_up: impl Fn(&ClientInitializeError) -> bool,
-) {
+pub fn learn_from_probe(shared: &HandlerShared, e: &ClientInitializeError, hung_up: impl Fn(&ClientInitializeError) -> bool) {
     match e {
         ClientInitializeError::ExpectedInitResult(_)
         | ClientInitializeError::ExpectedInitResponse(_)
@@ -174,22 +155,14 @@ mod tests {
         assert!(http_refuses_handshake(Some(400), refusal));
         assert!(!http_refuses_handshake(Some(401), refusal));
         assert!(!http_refuses_handshake(Some(500), refusal));
-        assert!(!http_refuses_handshake(
-            Some(400),
-            "Bad Request: Server not initialized"
-        ));
-        assert!(!http_refuses_handshake(
-            Some(400),
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}"#
-        ));
+        assert!(!http_refuses_handshake(Some(400), "Bad Request: Server not initialized"));
+        assert!(!http_refuses_handshake(Some(400), r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}"#));
     }
 
     #[test]
     fn the_default_start_is_the_handshake_first() {
-        let sink: std::sync::Arc<dyn crate::core::EventSink> =
-            std::sync::Arc::new(crate::core::events::NullSink);
-        let mut config =
-            crate::core::ServerConfig::from_json("s", &serde_json::json!({ "command": "x" }));
+        let sink: std::sync::Arc<dyn crate::core::EventSink> = std::sync::Arc::new(crate::core::events::NullSink);
+        let mut config = crate::core::ServerConfig::from_json("s", &serde_json::json!({ "command": "x" }));
         let shared = HandlerShared::from_config(&config, sink.clone(), None);
         assert_eq!(start(&shared), Start::HandshakeFirst);
         remember(&shared, true);
@@ -198,11 +171,7 @@ mod tests {
         let shared = HandlerShared::from_config(&config, sink, None);
         assert_eq!(start(&shared), Start::Probe);
         remember(&shared, false);
-        assert_eq!(
-            start(&shared),
-            Start::HandshakeFirst,
-            "a server that did not take the probe gets the handshake first"
-        );
+        assert_eq!(start(&shared), Start::HandshakeFirst, "a server that did not take the probe gets the handshake first");
         assert!(learned(&Start::Probe, &shared));
     }
 }

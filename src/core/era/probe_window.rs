@@ -35,22 +35,14 @@ pub struct ProbeWindow<T> {
 
 impl<T> ProbeWindow<T> {
     pub fn new(inner: T, unread: Unread) -> Self {
-        ProbeWindow {
-            inner,
-            unread,
-            probe: None,
-            read_since: None,
-            answered: false,
-        }
+        ProbeWindow { inner, unread, probe: None, read_since: None, answered: false }
     }
 
     /// Whether the probe was read and left unanswered for `SILENCE` (checked at each poll).
     fn stuck(&mut self) -> bool {
         match (self.unread)() {
             Some(0) => {
-                let since = *self
-                    .read_since
-                    .get_or_insert_with(tokio::time::Instant::now);
+                let since = *self.read_since.get_or_insert_with(tokio::time::Instant::now);
                 since.elapsed() >= SILENCE
             }
             _ => {
@@ -64,15 +56,9 @@ impl<T> ProbeWindow<T> {
 impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWindow<T> {
     type Error = T::Error;
 
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let JsonRpcMessage::Request(r) = &item {
-            if self.probe.is_none()
-                && !self.answered
-                && matches!(r.request, ClientRequest::DiscoverRequest(_))
-            {
+            if self.probe.is_none() && !self.answered && matches!(r.request, ClientRequest::DiscoverRequest(_)) {
                 self.probe = Some(r.id.clone());
             }
         }

@@ -21,8 +21,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub const NAMES: &'static str =
-        "claude-desktop, claude-code, cursor, vscode, windsurf, generic";
+    pub const NAMES: &'static str = "claude-desktop, claude-code, cursor, vscode, windsurf, generic";
 
     pub fn from_name(name: &str) -> Option<Format> {
         Some(match name {
@@ -51,27 +50,14 @@ impl Format {
     pub fn detect(path: Option<&Path>, top: &Map<String, Value>) -> Format {
         if let Some(path) = path {
             let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-            let parent = path
-                .parent()
-                .and_then(|p| p.file_name())
-                .and_then(|f| f.to_str())
-                .unwrap_or("");
-            let in_path = |needle: &str| {
-                path.components().any(|c| {
-                    c.as_os_str()
-                        .to_string_lossy()
-                        .to_lowercase()
-                        .contains(needle)
-                })
-            };
+            let parent = path.parent().and_then(|p| p.file_name()).and_then(|f| f.to_str()).unwrap_or("");
+            let in_path = |needle: &str| path.components().any(|c| c.as_os_str().to_string_lossy().to_lowercase().contains(needle));
             match (file, parent) {
                 ("claude_desktop_config.json", _) => return Format::ClaudeDesktop,
                 (".mcp.json", _) => return Format::ClaudeCode,
                 ("mcp.json", ".vscode") => return Format::VsCode,
                 ("mcp.json", ".cursor") => return Format::Cursor,
-                ("mcp_config.json", _) if in_path("windsurf") || in_path("codeium") => {
-                    return Format::Windsurf
-                }
+                ("mcp_config.json", _) if in_path("windsurf") || in_path("codeium") => return Format::Windsurf,
                 _ => {}
             }
         }
@@ -95,10 +81,7 @@ impl Format {
     }
 
     fn has_env_prefix(self) -> bool {
-        matches!(
-            self,
-            Format::VsCode | Format::Cursor | Format::Windsurf | Format::Generic
-        )
+        matches!(self, Format::VsCode | Format::Cursor | Format::Windsurf | Format::Generic)
     }
 
     fn has_shell_vars(self) -> bool {
@@ -113,13 +96,7 @@ impl Format {
 /// The environment variable that answers `${input:id}` when the options do not.
 pub fn input_env_var(id: &str) -> String {
     let mut s = String::from("MCP_INPUT_");
-    s.extend(id.chars().map(|c| {
-        if c.is_ascii_alphanumeric() {
-            c.to_ascii_uppercase()
-        } else {
-            '_'
-        }
-    }));
+    s.extend(id.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }));
     s
 }
 
@@ -138,27 +115,18 @@ pub type Problem = (ConfigFileErrorKind, String);
 
 fn is_env_name(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 impl Vars<'_> {
     fn env_var(&self, name: &str) -> Result<String, Problem> {
         self.env.get(name).cloned().ok_or_else(|| {
-            (
-                ConfigFileErrorKind::MissingEnv {
-                    var: name.to_string(),
-                },
-                format!("environment variable {name} is not set"),
-            )
+            (ConfigFileErrorKind::MissingEnv { var: name.to_string() }, format!("environment variable {name} is not set"))
         })
     }
 
     fn home(&self) -> Option<String> {
-        self.env
-            .get("HOME")
-            .or_else(|| self.env.get("USERPROFILE"))
-            .cloned()
+        self.env.get("HOME").or_else(|| self.env.get("USERPROFILE")).cloned()
     }
 
     fn resolve(&self, var: &str) -> Option<Result<String, Problem>> {
@@ -176,26 +144,10 @@ impl Vars<'_> {
             }));
         }
         if f.has_editor_vars() {
-            let unknown = |what: &str| {
-                (
-                    ConfigFileErrorKind::Field,
-                    format!("${{{var}}} has no value: {what}"),
-                )
-            };
+            let unknown = |what: &str| (ConfigFileErrorKind::Field, format!("${{{var}}} has no value: {what}"));
             match var {
-                "userHome" => {
-                    return Some(
-                        self.home()
-                            .ok_or_else(|| unknown("neither HOME nor USERPROFILE is set")),
-                    )
-                }
-                "workspaceFolder" => {
-                    return Some(
-                        self.workspace
-                            .clone()
-                            .ok_or_else(|| unknown("no workspace folder (pass options.workspace)")),
-                    )
-                }
+                "userHome" => return Some(self.home().ok_or_else(|| unknown("neither HOME nor USERPROFILE is set"))),
+                "workspaceFolder" => return Some(self.workspace.clone().ok_or_else(|| unknown("no workspace folder (pass options.workspace)"))),
                 "workspaceFolderBasename" => {
                     return Some(
                         self.workspace
@@ -237,10 +189,7 @@ impl Vars<'_> {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
             let Some(end) = after.find('}') else {
-                return Err((
-                    ConfigFileErrorKind::Field,
-                    format!("unterminated variable in \"{s}\""),
-                ));
+                return Err((ConfigFileErrorKind::Field, format!("unterminated variable in \"{s}\"")));
             };
             let var = &after[..end];
             match self.resolve(var) {
@@ -248,10 +197,7 @@ impl Vars<'_> {
                 None => {
                     return Err((
                         ConfigFileErrorKind::Field,
-                        format!(
-                            "variable ${{{var}}} is not supported in the {} format",
-                            self.format.name()
-                        ),
+                        format!("variable ${{{var}}} is not supported in the {} format", self.format.name()),
                     ))
                 }
             }

@@ -45,13 +45,7 @@ pub struct ConfigFileError {
 
 impl ConfigFileError {
     pub fn new(kind: ConfigFileErrorKind, file: &str, problem: impl Into<String>) -> Self {
-        Self {
-            kind,
-            file: file.to_string(),
-            server: None,
-            field: None,
-            problem: problem.into(),
-        }
+        Self { kind, file: file.to_string(), server: None, field: None, problem: problem.into() }
     }
 
     pub fn at(mut self, server: &str, field: Option<&str>) -> Self {

@@ -83,8 +83,7 @@ mod tests {
 
     #[test]
     fn comments_and_trailing_commas_are_blanked() {
-        let src =
-            "{\n // a comment\n \"a\": \"x // not a comment\", /* b\n c */ \"b\": [1, 2,],\n}";
+        let src = "{\n // a comment\n \"a\": \"x // not a comment\", /* b\n c */ \"b\": [1, 2,],\n}";
         let v: serde_json::Value = serde_json::from_str(&strip(src)).expect("parses");
         assert_eq!(v["a"], "x // not a comment");
         assert_eq!(v["b"], serde_json::json!([1, 2]));

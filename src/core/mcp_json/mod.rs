@@ -48,11 +48,8 @@ pub struct ParsedConfig {
 
 impl ParsedConfig {
     pub fn to_json(&self) -> Value {
-        let transports: Map<String, Value> = self
-            .transports
-            .iter()
-            .map(|(k, t)| (k.clone(), Value::String(t.name().into())))
-            .collect();
+        let transports: Map<String, Value> =
+            self.transports.iter().map(|(k, t)| (k.clone(), Value::String(t.name().into()))).collect();
         json!({
             "format": self.format.name(),
             "servers": self.servers,
@@ -76,10 +73,7 @@ fn workspace_of(path: &Path) -> Option<PathBuf> {
 
 /// VS Code's `inputs`: an array of `{ id, type, description, password, default }`. Only the
 /// `default`s matter here: a library never prompts.
-fn input_defaults(
-    top: &Map<String, Value>,
-    file: &str,
-) -> Result<BTreeMap<String, String>, ConfigFileError> {
+fn input_defaults(top: &Map<String, Value>, file: &str) -> Result<BTreeMap<String, String>, ConfigFileError> {
     let mut out = BTreeMap::new();
     let bad = |problem: String| ConfigFileError::new(ConfigFileErrorKind::Field, file, problem);
     match top.get("inputs") {
@@ -110,10 +104,7 @@ pub fn parse_text(text: &str, source: &Source) -> Result<ParsedConfig, ConfigFil
             None => problem,
         };
         ConfigFileError::new(
-            ConfigFileErrorKind::Syntax {
-                line: e.line(),
-                column: e.column(),
-            },
+            ConfigFileErrorKind::Syntax { line: e.line(), column: e.column() },
             &source.label,
             format!("invalid JSON: {problem}"),
         )
@@ -125,15 +116,9 @@ pub fn parse_text(text: &str, source: &Source) -> Result<ParsedConfig, ConfigFil
 pub fn parse_value(value: &Value, source: &Source) -> Result<ParsedConfig, ConfigFileError> {
     let file = source.label.as_str();
     let Value::Object(top) = value else {
-        return Err(ConfigFileError::new(
-            ConfigFileErrorKind::NoServers,
-            file,
-            "the top level must be an object with \"mcpServers\" or \"servers\"",
-        ));
+        return Err(ConfigFileError::new(ConfigFileErrorKind::NoServers, file, "the top level must be an object with \"mcpServers\" or \"servers\""));
     };
-    let format = source
-        .format
-        .unwrap_or_else(|| Format::detect(source.path.as_deref(), top));
+    let format = source.format.unwrap_or_else(|| Format::detect(source.path.as_deref(), top));
     // Each dialect has its key; a file with the other one is still read.
     let key = if top.contains_key(format.servers_key()) {
         format.servers_key()
@@ -142,23 +127,12 @@ pub fn parse_value(value: &Value, source: &Source) -> Result<ParsedConfig, Confi
     } else if top.contains_key("servers") {
         "servers"
     } else {
-        return Err(ConfigFileError::new(
-            ConfigFileErrorKind::NoServers,
-            file,
-            "no \"mcpServers\" or \"servers\" object at the top level",
-        ));
+        return Err(ConfigFileError::new(ConfigFileErrorKind::NoServers, file, "no \"mcpServers\" or \"servers\" object at the top level"));
     };
     let Some(entries) = top.get(key).and_then(Value::as_object) else {
-        return Err(ConfigFileError::new(
-            ConfigFileErrorKind::Field,
-            file,
-            format!("\"{key}\" must be an object (server name → definition)"),
-        ));
+        return Err(ConfigFileError::new(ConfigFileErrorKind::Field, file, format!("\"{key}\" must be an object (server name → definition)")));
     };
-    let workspace = source
-        .workspace
-        .clone()
-        .or_else(|| source.path.as_deref().and_then(workspace_of));
+    let workspace = source.workspace.clone().or_else(|| source.path.as_deref().and_then(workspace_of));
     let vars = dialect::Vars {
         format,
         env: &source.env,
@@ -166,29 +140,17 @@ pub fn parse_value(value: &Value, source: &Source) -> Result<ParsedConfig, Confi
         input_defaults: input_defaults(top, file)?,
         workspace: workspace.as_ref().map(|w| w.to_string_lossy().into_owned()),
     };
-    let mut parsed = ParsedConfig {
-        format,
-        servers: Map::new(),
-        transports: BTreeMap::new(),
-        disabled: Vec::new(),
-    };
+    let mut parsed = ParsedConfig { format, servers: Map::new(), transports: BTreeMap::new(), disabled: Vec::new() };
     for (name, def) in entries {
-        let fail = |(field, kind, problem): server::FieldProblem| {
-            ConfigFileError::new(kind, file, problem).at(name, field.as_deref())
-        };
+        let fail = |(field, kind, problem): server::FieldProblem| ConfigFileError::new(kind, file, problem).at(name, field.as_deref());
         if name.trim().is_empty() {
-            return Err(ConfigFileError::new(
-                ConfigFileErrorKind::Field,
-                file,
-                format!("a server in \"{key}\" has an empty name"),
-            ));
+            return Err(ConfigFileError::new(ConfigFileErrorKind::Field, file, format!("a server in \"{key}\" has an empty name")));
         }
         if def.is_object() && server::is_disabled(def).map_err(fail)? {
             parsed.disabled.push(name.clone());
             continue;
         }
-        let (transport, normalized) =
-            server::normalize(def, &vars, workspace.as_deref()).map_err(fail)?;
+        let (transport, normalized) = server::normalize(def, &vars, workspace.as_deref()).map_err(fail)?;
         parsed.transports.insert(name.clone(), transport);
         parsed.servers.insert(name.clone(), normalized);
     }

@@ -30,14 +30,7 @@ pub struct HttpRequest {
 
 impl HttpRequest {
     pub fn new(method: &str, url: url::Url) -> Self {
-        HttpRequest {
-            method: method.to_string(),
-            url,
-            headers: Vec::new(),
-            body: None,
-            context: None,
-            follow_redirects: true,
-        }
+        HttpRequest { method: method.to_string(), url, headers: Vec::new(), body: None, context: None, follow_redirects: true }
     }
 
     pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
@@ -68,10 +61,7 @@ pub struct HttpResponse {
 
 impl HttpResponse {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// Reads the whole body, up to `limit` bytes.
@@ -82,9 +72,7 @@ impl HttpResponse {
         while let Some(chunk) = body.next().await {
             let chunk = chunk?;
             if out.len() + chunk.len() > limit {
-                return Err(NetError::Body(format!(
-                    "response body exceeds {limit} bytes"
-                )));
+                return Err(NetError::Body(format!("response body exceeds {limit} bytes")));
             }
             out.extend_from_slice(&chunk);
         }

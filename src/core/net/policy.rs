@@ -24,9 +24,7 @@ pub fn url_host(url: &url::Url) -> String {
 }
 
 fn same_origin(a: &url::Url, b: &url::Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
+    a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// Which hosts requests may reach.
@@ -47,9 +45,7 @@ impl HostPolicy {
     }
 
     pub fn allow_only(hosts: Vec<String>) -> Self {
-        HostPolicy {
-            allowed: Some(hosts),
-        }
+        HostPolicy { allowed: Some(hosts) }
     }
 
     pub fn is_restricted(&self) -> bool {
@@ -57,9 +53,7 @@ impl HostPolicy {
     }
 
     pub fn check(&self, url: &url::Url, because: BlockedBecause<'_>) -> Result<(), NetError> {
-        let Some(allowed) = &self.allowed else {
-            return Ok(());
-        };
+        let Some(allowed) = &self.allowed else { return Ok(()) };
         let host = url_host(url);
         if allowed.iter().any(|a| a.eq_ignore_ascii_case(&host)) {
             return Ok(());
@@ -67,11 +61,7 @@ impl HostPolicy {
         let list = if allowed.is_empty() {
             "(empty list — all hosts are denied)".to_string()
         } else {
-            allowed
-                .iter()
-                .map(|h| format!("\"{h}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
+            allowed.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", ")
         };
         let detail = match because {
             BlockedBecause::NotSent => "The request was not sent.".to_string(),
@@ -98,16 +88,8 @@ pub struct NetClient {
 }
 
 impl NetClient {
-    pub fn new(
-        backend: SharedBackend,
-        policy: HostPolicy,
-        default_headers: Vec<(String, String)>,
-    ) -> Self {
-        NetClient {
-            backend,
-            policy,
-            default_headers: Arc::new(default_headers),
-        }
+    pub fn new(backend: SharedBackend, policy: HostPolicy, default_headers: Vec<(String, String)>) -> Self {
+        NetClient { backend, policy, default_headers: Arc::new(default_headers) }
     }
 
     /// The HTTP version its backend speaks, when known (`network.protocol.version`).
@@ -117,29 +99,17 @@ impl NetClient {
 
     /// A copy that also sends `name: value` on every request.
     pub fn with_header(&self, name: &str, value: String) -> NetClient {
-        let mut headers: Vec<(String, String)> = self
-            .default_headers
-            .iter()
-            .filter(|(k, _)| !k.eq_ignore_ascii_case(name))
-            .cloned()
-            .collect();
+        let mut headers: Vec<(String, String)> =
+            self.default_headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case(name)).cloned().collect();
         headers.push((name.to_string(), value));
-        NetClient {
-            backend: self.backend.clone(),
-            policy: self.policy.clone(),
-            default_headers: Arc::new(headers),
-        }
+        NetClient { backend: self.backend.clone(), policy: self.policy.clone(), default_headers: Arc::new(headers) }
     }
 
     /// A copy over connections of its own, if the backend shares a pool with other servers (see
     /// `HttpBackend::own_pool`); else the same client.
     pub fn with_own_pool(&self) -> NetClient {
         match self.backend.own_pool() {
-            Some(backend) => NetClient {
-                backend,
-                policy: self.policy.clone(),
-                default_headers: self.default_headers.clone(),
-            },
+            Some(backend) => NetClient { backend, policy: self.policy.clone(), default_headers: self.default_headers.clone() },
             None => self.clone(),
         }
     }
@@ -156,11 +126,7 @@ impl NetClient {
     /// Sends a request under the policy, following redirects as described above.
     pub async fn send(&self, mut request: HttpRequest) -> Result<HttpResponse, NetError> {
         for (k, v) in self.default_headers.iter() {
-            if !request
-                .headers
-                .iter()
-                .any(|(name, _)| name.eq_ignore_ascii_case(k))
-            {
+            if !request.headers.iter().any(|(name, _)| name.eq_ignore_ascii_case(k)) {
                 request.headers.push((k.clone(), v.clone()));
             }
         }
@@ -172,8 +138,7 @@ impl NetClient {
             let response = self.backend.send(request).await?;
             if let Some(final_url) = &response.url {
                 // An empty URL (unknown) skips the check, as in the anchor.
-                self.policy
-                    .check(final_url, BlockedBecause::CustomFetchRedirect)?;
+                self.policy.check(final_url, BlockedBecause::CustomFetchRedirect)?;
             }
             return Ok(response);
         }
@@ -211,18 +176,13 @@ impl NetClient {
             }
             hops += 1;
             let next = request.url.join(&location).map_err(|e| {
-                NetError::Connect(format!(
-                    "invalid redirect Location \"{location}\" from \"{current_host}\": {e}"
-                ))
+                NetError::Connect(format!("invalid redirect Location \"{location}\" from \"{current_host}\": {e}"))
             })?;
-            self.policy
-                .check(&next, BlockedBecause::RedirectFrom(&current_host))?;
+            self.policy.check(&next, BlockedBecause::RedirectFrom(&current_host))?;
             if !same_origin(&request.url, &next) {
                 request.remove_header("authorization");
             }
-            if status == 303
-                || (matches!(status, 301 | 302) && request.method.eq_ignore_ascii_case("POST"))
-            {
+            if status == 303 || (matches!(status, 301 | 302) && request.method.eq_ignore_ascii_case("POST")) {
                 request.method = "GET".to_string();
                 request.body = None;
                 request.remove_header("content-type");
@@ -243,9 +203,7 @@ impl NetClient {
 
 impl std::fmt::Debug for NetClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NetClient")
-            .field("policy", &self.policy)
-            .finish()
+        f.debug_struct("NetClient").field("policy", &self.policy).finish()
     }
 }
 
@@ -263,21 +221,11 @@ mod tests {
     #[test]
     fn hosts_match_exactly_and_case_insensitively_with_non_default_ports() {
         let p = HostPolicy::allow_only(vec!["localHost:4101".into(), "example.com".into()]);
-        assert!(p
-            .check(&url("http://LOCALHOST:4101/mcp"), BlockedBecause::NotSent)
-            .is_ok());
-        assert!(p
-            .check(&url("https://example.com/x"), BlockedBecause::NotSent)
-            .is_ok());
-        assert!(
-            p.check(&url("http://example.com:80/x"), BlockedBecause::NotSent)
-                .is_ok(),
-            "default port is not part of host"
-        );
+        assert!(p.check(&url("http://LOCALHOST:4101/mcp"), BlockedBecause::NotSent).is_ok());
+        assert!(p.check(&url("https://example.com/x"), BlockedBecause::NotSent).is_ok());
+        assert!(p.check(&url("http://example.com:80/x"), BlockedBecause::NotSent).is_ok(), "default port is not part of host");
         let only_ip = HostPolicy::allow_only(vec!["127.0.0.1".into()]);
-        let err = only_ip
-            .check(&url("http://127.0.0.1:4101/"), BlockedBecause::NotSent)
-            .unwrap_err();
+        let err = only_ip.check(&url("http://127.0.0.1:4101/"), BlockedBecause::NotSent).unwrap_err();
         assert_eq!(
             err.to_string(),
             "Host \"127.0.0.1:4101\" is blocked by the allowedHosts policy. Allowed hosts: \"127.0.0.1\". The request was not sent."
@@ -286,17 +234,9 @@ mod tests {
 
     #[test]
     fn empty_list_denies_everything_and_says_so() {
-        let err = HostPolicy::allow_only(vec![])
-            .check(&url("http://a/"), BlockedBecause::RedirectFrom("b:1"))
-            .unwrap_err();
-        assert!(err
-            .to_string()
-            .contains("(empty list — all hosts are denied)"));
-        assert!(err
-            .to_string()
-            .ends_with("A redirect from \"b:1\" pointed at it; the hop was not followed."));
-        assert!(HostPolicy::allow_all()
-            .check(&url("http://anything/"), BlockedBecause::NotSent)
-            .is_ok());
+        let err = HostPolicy::allow_only(vec![]).check(&url("http://a/"), BlockedBecause::RedirectFrom("b:1")).unwrap_err();
+        assert!(err.to_string().contains("(empty list — all hosts are denied)"));
+        assert!(err.to_string().ends_with("A redirect from \"b:1\" pointed at it; the hop was not followed."));
+        assert!(HostPolicy::allow_all().check(&url("http://anything/"), BlockedBecause::NotSent).is_ok());
     }
 }

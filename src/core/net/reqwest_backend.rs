@@ -58,18 +58,12 @@ impl ReqwestBackend {
     /// sockets close at once (requests in flight keep their own handle and finish); the next
     /// request builds a fresh client.
     pub fn own() -> Self {
-        ReqwestBackend {
-            own: Some(Mutex::new(None)),
-        }
+        ReqwestBackend { own: Some(Mutex::new(None)) }
     }
 
     fn client(&self) -> Result<reqwest::Client, NetError> {
-        let Some(own) = &self.own else {
-            return process_client();
-        };
-        let mut slot = own
-            .lock()
-            .map_err(|_| NetError::Connect("the HTTP client lock is poisoned".into()))?;
+        let Some(own) = &self.own else { return process_client() };
+        let mut slot = own.lock().map_err(|_| NetError::Connect("the HTTP client lock is poisoned".into()))?;
         if let Some(client) = slot.as_ref() {
             return Ok(client.clone());
         }
@@ -98,9 +92,8 @@ impl HttpBackend for ReqwestBackend {
         let client = self.client();
         Box::pin(async move {
             let client = client?;
-            let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|e| {
-                NetError::Connect(format!("invalid method {}: {e}", request.method))
-            })?;
+            let method = reqwest::Method::from_bytes(request.method.as_bytes())
+                .map_err(|e| NetError::Connect(format!("invalid method {}: {e}", request.method)))?;
             let mut builder = client.request(method, request.url.clone());
             for (k, v) in &request.headers {
                 builder = builder.header(k.as_str(), v.as_str());
@@ -115,29 +108,19 @@ impl HttpBackend for ReqwestBackend {
                     NetError::Unreachable(describe(&e))
                 } else {
                     // The connection was open: the request may have reached the server.
-                    NetError::Connect(format!(
-                        "may have run: the connection dropped after the request was sent ({})",
-                        describe(&e)
-                    ))
+                    NetError::Connect(format!("may have run: the connection dropped after the request was sent ({})", describe(&e)))
                 }
             })?;
             let headers = response
                 .headers()
                 .iter()
-                .filter_map(|(k, v)| {
-                    v.to_str()
-                        .ok()
-                        .map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))
-                })
+                .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_ascii_lowercase(), v.to_string())))
                 .collect();
             Ok(HttpResponse {
                 status: response.status().as_u16(),
                 headers,
                 url: Some(response.url().clone()),
-                body: response
-                    .bytes_stream()
-                    .map(|r| r.map_err(|e| NetError::Body(describe(&e))))
-                    .boxed(),
+                body: response.bytes_stream().map(|r| r.map_err(|e| NetError::Body(describe(&e)))).boxed(),
             })
         })
     }
@@ -152,9 +135,7 @@ impl HttpBackend for ReqwestBackend {
     }
 
     fn own_pool(&self) -> Option<super::SharedBackend> {
-        self.own
-            .is_none()
-            .then(|| std::sync::Arc::new(ReqwestBackend::own()) as super::SharedBackend)
+        self.own.is_none().then(|| std::sync::Arc::new(ReqwestBackend::own()) as super::SharedBackend)
     }
 
     /// The shared pool is not this server's to close (its idle connections time out); an own

@@ -21,10 +21,7 @@ use crate::core::handler::HandlerShared;
 use crate::core::input::{self, InputRequired};
 
 /// The extension's identifier, and how capabilities declare it (shared with the lane's envelope).
-pub use crate::core::handler::{
-    declare_tasks_extension as declare_in, declares_tasks_extension as declared_in,
-    TASKS_EXTENSION as EXTENSION,
-};
+pub use crate::core::handler::{declare_tasks_extension as declare_in, declares_tasks_extension as declared_in, TASKS_EXTENSION as EXTENSION};
 /// The request `_meta` key of the client's per-request capabilities (2026-07-28).
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// JSON-RPC error: a client capability the request needs was not declared.
@@ -48,11 +45,7 @@ pub fn declaring_meta(shared: &HandlerShared, user: Option<&Value>) -> Value {
 /// Whether a JSON-RPC error refuses the call for want of the Tasks extension (-32021 naming it).
 fn requires_extension(e: &McpError) -> bool {
     e.rpc_code == Some(MISSING_CLIENT_CAPABILITY)
-        && e.rpc_data
-            .as_ref()
-            .and_then(|d| d.pointer("/requiredCapabilities/extensions"))
-            .and_then(Value::as_object)
-            .is_some_and(|x| x.contains_key(EXTENSION))
+        && e.rpc_data.as_ref().and_then(|d| d.pointer("/requiredCapabilities/extensions")).and_then(Value::as_object).is_some_and(|x| x.contains_key(EXTENSION))
 }
 
 /// What a `tasks/get` answer (a `DetailedTask`) or a task handle says.
@@ -83,14 +76,8 @@ impl Detailed {
                 Some(requests) => State::InputRequired(requests.clone()),
                 None => State::Working,
             },
-            "completed" => value
-                .get("result")
-                .filter(|r| r.is_object())
-                .map_or(State::Working, |r| State::Completed(r.clone())),
-            "failed" => value
-                .get("error")
-                .filter(|e| e.is_object())
-                .map_or(State::Working, |e| State::Failed(e.clone())),
+            "completed" => value.get("result").filter(|r| r.is_object()).map_or(State::Working, |r| State::Completed(r.clone())),
+            "failed" => value.get("error").filter(|e| e.is_object()).map_or(State::Working, |e| State::Failed(e.clone())),
             "cancelled" => State::Cancelled,
             _ => State::Working,
         };
@@ -105,13 +92,7 @@ fn is_task(result: &Value) -> bool {
 
 /// `tools/call` in a 2026-07-28 session: declares the extension when the server has it, and
 /// follows the task if the server answers with one.
-pub async fn call_tool(
-    conn: &Connection,
-    live: &Live,
-    tool: &str,
-    params: Map<String, Value>,
-    options: RequestOptions,
-) -> Result<Value> {
+pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<String, Value>, options: RequestOptions) -> Result<Value> {
     let declared = server_declares(live);
     // Made first: the deadline bounds the whole call, the creating request included.
     let mut call = TaskCall::new(conn, tool, options.clone());
@@ -119,9 +100,7 @@ pub async fn call_tool(
     if declared {
         first.meta = Some(declaring_meta(conn.shared(), options.meta.as_ref()));
     }
-    let result = match input::request(conn, "tools/call", Value::Object(params.clone()), first)
-        .await
-    {
+    let result = match input::request(conn, "tools/call", Value::Object(params.clone()), first).await {
         // Refused (and so not run) for want of the extension the server did not announce:
         // the same call once more, declaring it.
         Err(e) if !declared && requires_extension(&e) => {
@@ -166,20 +145,10 @@ impl TaskCall<'_> {
                 State::Completed(result) => return Ok(result),
                 State::Failed(error) => return Err(self.failed(&id, &error)),
                 State::Cancelled => {
-                    return Err(McpError::new(
-                        ErrorKind::Aborted,
-                        &server,
-                        format!(
-                            "Task {id} of tool {} was cancelled by server {server}",
-                            self.tool
-                        ),
-                    ))
+                    return Err(McpError::new(ErrorKind::Aborted, &server, format!("Task {id} of tool {} was cancelled by server {server}", self.tool)))
                 }
                 State::InputRequired(requests) => {
-                    let fresh: Map<String, Value> = requests
-                        .into_iter()
-                        .filter(|(key, _)| !answered.contains(key))
-                        .collect();
+                    let fresh: Map<String, Value> = requests.into_iter().filter(|(key, _)| !answered.contains(key)).collect();
                     if !fresh.is_empty() {
                         self.answer(&id, fresh, &mut answered).await?;
                         wait = false;
@@ -203,51 +172,24 @@ impl TaskCall<'_> {
                     format!("The session with MCP server {server} ended while task {id} of tool {} was running", self.tool),
                 ));
             }
-            let got = match input::request(
-                self.conn,
-                "tasks/get",
-                json!({ "taskId": id }),
-                self.sub_options(false),
-            )
-            .await
-            {
+            let got = match input::request(self.conn, "tasks/get", json!({ "taskId": id }), self.sub_options(false)).await {
                 Ok(v) => v,
                 Err(e) => return Err(self.abandon_on(&id, e).await),
             };
             let next = Detailed::parse(&got).ok_or_else(|| {
-                McpError::new(
-                    ErrorKind::InvalidResponse,
-                    &server,
-                    format!(
-                        "Server {server} answered tasks/get for task {id} without a task status"
-                    ),
-                )
+                McpError::new(ErrorKind::InvalidResponse, &server, format!("Server {server} answered tasks/get for task {id} without a task status"))
             })?;
             poll = next.view.poll.unwrap_or(poll);
-            task = Detailed {
-                view: TaskView {
-                    id: id.clone(),
-                    ..next.view
-                },
-                state: next.state,
-            };
+            task = Detailed { view: TaskView { id: id.clone(), ..next.view }, state: next.state };
         }
     }
 
     /// Answers the server's new input requests (the user's elicitation handler, as for any
     /// `input_required`) and sends the answers with `tasks/update`. Bounded by the call's
     /// abort and deadline; a request we cannot answer cancels the task.
-    async fn answer(
-        &self,
-        id: &str,
-        requests: Map<String, Value>,
-        answered: &mut HashSet<String>,
-    ) -> Result<()> {
+    async fn answer(&self, id: &str, requests: Map<String, Value>, answered: &mut HashSet<String>) -> Result<()> {
         let keys: Vec<String> = requests.keys().cloned().collect();
-        let input = InputRequired {
-            requests,
-            state: None,
-        };
+        let input = InputRequired { requests, state: None };
         let responses = tokio::select! {
             r = input::answer(self.conn.shared(), &input) => r,
             _ = self.cancel.cancelled() => return Err(self.abandon(id, self.aborted()).await),
@@ -255,14 +197,7 @@ impl TaskCall<'_> {
         };
         let responses = match responses {
             Ok(r) => r,
-            Err(message) => {
-                return Err(self
-                    .abandon(
-                        id,
-                        McpError::new(ErrorKind::InvalidState, self.conn.name(), message),
-                    )
-                    .await)
-            }
+            Err(message) => return Err(self.abandon(id, McpError::new(ErrorKind::InvalidState, self.conn.name(), message)).await),
         };
         // A key is answered once, even if the update fails or later polls still list it.
         answered.extend(keys);
@@ -277,17 +212,11 @@ impl TaskCall<'_> {
     fn failed(&self, id: &str, error: &Value) -> McpError {
         let server = self.conn.name();
         let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("no message");
+        let message = error.get("message").and_then(Value::as_str).unwrap_or("no message");
         McpError::rpc(
             server,
             code,
-            format!(
-                "Task {id} of tool {} on server {server} failed: MCP error {code}: {message}",
-                self.tool
-            ),
+            format!("Task {id} of tool {} on server {server} failed: MCP error {code}: {message}", self.tool),
             error.get("data").cloned(),
         )
     }
@@ -304,10 +233,7 @@ impl Running {
         if let Ok(mut running) = shared.running_tasks.lock() {
             running.insert(id.to_string());
         }
-        Running {
-            shared,
-            id: id.to_string(),
-        }
+        Running { shared, id: id.to_string() }
     }
 }
 
@@ -331,12 +257,7 @@ impl Layer for Hook {
 /// Sends `tasks/cancel` for every task of this server being followed (before a disconnect
 /// closes the session); bounded, best effort.
 pub async fn cancel_running(conn: &Connection) {
-    let ids: Vec<String> = conn
-        .shared()
-        .running_tasks
-        .lock()
-        .map(|r| r.iter().cloned().collect())
-        .unwrap_or_default();
+    let ids: Vec<String> = conn.shared().running_tasks.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default();
     // Only on a live session: a cancel must not start a new one.
     if ids.is_empty() || conn.current().await.is_none() {
         return;
@@ -374,9 +295,7 @@ mod tests {
         assert_eq!(task.view.message.as_deref(), Some("started"));
         assert_eq!(task.view.poll, Some(std::time::Duration::from_millis(200)));
         assert_eq!(task.state, State::Working);
-        assert!(!is_task(
-            &json!({ "resultType": "complete", "content": [] })
-        ));
+        assert!(!is_task(&json!({ "resultType": "complete", "content": [] })));
         assert!(!is_task(&json!({ "content": [] })));
     }
 
@@ -389,24 +308,14 @@ mod tests {
             }
             v
         };
-        let ask =
-            json!({ "name": { "method": "elicitation/create", "params": { "message": "who?" } } });
+        let ask = json!({ "name": { "method": "elicitation/create", "params": { "message": "who?" } } });
         let parsed = |v: Value| Detailed::parse(&v).expect("a task").state;
         assert_eq!(parsed(base("working", json!({}))), State::Working);
-        assert_eq!(
-            parsed(base("input_required", json!({ "inputRequests": ask }))),
-            State::InputRequired(ask.as_object().cloned().unwrap_or_default())
-        );
+        assert_eq!(parsed(base("input_required", json!({ "inputRequests": ask }))), State::InputRequired(ask.as_object().cloned().unwrap_or_default()));
         let result = json!({ "content": [{ "type": "text", "text": "ok" }], "isError": true });
-        assert_eq!(
-            parsed(base("completed", json!({ "result": result }))),
-            State::Completed(result.clone())
-        );
+        assert_eq!(parsed(base("completed", json!({ "result": result }))), State::Completed(result.clone()));
         let error = json!({ "code": -32603, "message": "boom" });
-        assert_eq!(
-            parsed(base("failed", json!({ "error": error }))),
-            State::Failed(error.clone())
-        );
+        assert_eq!(parsed(base("failed", json!({ "error": error }))), State::Failed(error.clone()));
         assert_eq!(parsed(base("cancelled", json!({}))), State::Cancelled);
         // A status whose payload is not there yet (a handle's seed) is fetched by the next poll.
         assert_eq!(parsed(base("completed", json!({}))), State::Working);
@@ -416,20 +325,10 @@ mod tests {
 
     #[test]
     fn tells_a_missing_extension_refusal() {
-        let mut refusal = McpError::rpc(
-            "s",
-            -32021,
-            "Missing required client capability",
-            Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })),
-        );
+        let mut refusal = McpError::rpc("s", -32021, "Missing required client capability", Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })));
         assert!(requires_extension(&refusal));
         refusal.rpc_data = Some(json!({ "requiredCapabilities": { "elicitation": {} } }));
         assert!(!requires_extension(&refusal));
-        assert!(!requires_extension(&McpError::rpc(
-            "s",
-            -32601,
-            "Method not found",
-            None
-        )));
+        assert!(!requires_extension(&McpError::rpc("s", -32601, "Method not found", None)));
     }
 }

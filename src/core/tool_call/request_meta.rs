@@ -41,9 +41,7 @@ impl RequestMeta {
     /// The `_meta` as JSON text (the stdio lane splices it into the request as text).
     pub fn text(&self) -> Option<String> {
         // A map of string keys and JSON values always serializes.
-        self.meta
-            .as_ref()
-            .and_then(|m| serde_json::to_string(m).ok())
+        self.meta.as_ref().and_then(|m| serde_json::to_string(m).ok())
     }
 }
 
@@ -69,20 +67,14 @@ fn object_of(text: Option<&str>) -> Option<Map<String, Value>> {
 impl CallMeta {
     /// Whether the call carries a progress token.
     pub fn tracks_progress(&self) -> bool {
-        self.track_progress
-            .as_ref()
-            .map_or(DEFAULT_PROGRESS_TRACKING, truthy)
+        self.track_progress.as_ref().map_or(DEFAULT_PROGRESS_TRACKING, truthy)
     }
 
     /// The request `_meta`: the trace context, the user's `_meta` over it, then the progress
     /// token (the run id, else a new one) when progress is tracked. No `_meta` when nothing is set.
     pub fn build(self) -> RequestMeta {
         let progress_token = if self.tracks_progress() {
-            Some(
-                self.run_id
-                    .filter(truthy)
-                    .unwrap_or_else(next_progress_token),
-            )
+            Some(self.run_id.filter(truthy).unwrap_or_else(next_progress_token))
         } else {
             None
         };
@@ -94,13 +86,9 @@ impl CallMeta {
             merged.extend(user);
         }
         if let Some(token) = &progress_token {
-            meta.get_or_insert_with(Map::new)
-                .insert(PROGRESS_TOKEN.into(), token.clone());
+            meta.get_or_insert_with(Map::new).insert(PROGRESS_TOKEN.into(), token.clone());
         }
-        RequestMeta {
-            meta,
-            progress_token,
-        }
+        RequestMeta { meta, progress_token }
     }
 }
 
@@ -108,20 +96,10 @@ impl CallMeta {
 fn token_prefix() -> &'static str {
     static PREFIX: OnceLock<String> = OnceLock::new();
     PREFIX.get_or_init(|| {
-        let millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+        let millis = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
         // SipHash under the process's random keys: random enough for uniqueness, no secrecy needed.
-        let random = std::collections::hash_map::RandomState::new()
-            .build_hasher()
-            .finish()
-            % 36u64.pow(6);
-        format!(
-            "{}{}{:0>6}",
-            base36(u64::from(std::process::id())),
-            base36(millis),
-            base36(random)
-        )
+        let random = std::collections::hash_map::RandomState::new().build_hasher().finish() % 36u64.pow(6);
+        format!("{}{}{:0>6}", base36(u64::from(std::process::id())), base36(millis), base36(random))
     })
 }
 
@@ -142,11 +120,7 @@ fn base36(mut n: u64) -> String {
 /// A progress token for a call without a run id: unique in this process run.
 fn next_progress_token() -> Value {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    Value::String(format!(
-        "{}-{}",
-        token_prefix(),
-        base36(NEXT.fetch_add(1, Ordering::Relaxed))
-    ))
+    Value::String(format!("{}-{}", token_prefix(), base36(NEXT.fetch_add(1, Ordering::Relaxed))))
 }
 
 #[cfg(test)]
@@ -154,52 +128,27 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn parts(
-        track: Option<Value>,
-        run_id: Option<Value>,
-        trace: Option<&str>,
-        user: Option<&str>,
-    ) -> CallMeta {
-        CallMeta {
-            track_progress: track,
-            run_id,
-            trace_json: trace.map(str::to_string),
-            user_json: user.map(str::to_string),
-        }
+    fn parts(track: Option<Value>, run_id: Option<Value>, trace: Option<&str>, user: Option<&str>) -> CallMeta {
+        CallMeta { track_progress: track, run_id, trace_json: trace.map(str::to_string), user_json: user.map(str::to_string) }
     }
 
     #[test]
     fn the_run_id_is_the_progress_token_set_last() {
-        let built = parts(
-            None,
-            Some(json!("run-1")),
-            Some(r#"{"traceparent":"t","a":1}"#),
-            Some(r#"{"a":2,"progressToken":"mine","b":3}"#),
-        )
-        .build();
+        let built = parts(None, Some(json!("run-1")), Some(r#"{"traceparent":"t","a":1}"#), Some(r#"{"a":2,"progressToken":"mine","b":3}"#)).build();
         assert_eq!(built.progress_token, Some(json!("run-1")));
         // trace < user, token last; a key of both keeps its first place.
-        assert_eq!(
-            built.text().as_deref(),
-            Some(r#"{"traceparent":"t","a":2,"progressToken":"run-1","b":3}"#)
-        );
+        assert_eq!(built.text().as_deref(), Some(r#"{"traceparent":"t","a":2,"progressToken":"run-1","b":3}"#));
     }
 
     #[test]
     fn without_a_run_id_a_fresh_token_is_allocated() {
         let first = parts(None, None, None, None).build();
         let second = parts(Some(json!(true)), Some(json!("")), None, None).build();
-        let (Some(Value::String(a)), Some(Value::String(b))) =
-            (&first.progress_token, &second.progress_token)
-        else {
+        let (Some(Value::String(a)), Some(Value::String(b))) = (&first.progress_token, &second.progress_token) else {
             panic!("string tokens: {first:?} {second:?}");
         };
         assert_ne!(a, b, "unique per call");
-        assert_eq!(
-            a.split_once('-').map(|p| p.0),
-            b.split_once('-').map(|p| p.0),
-            "one prefix per process"
-        );
+        assert_eq!(a.split_once('-').map(|p| p.0), b.split_once('-').map(|p| p.0), "one prefix per process");
         assert_eq!(first.text(), Some(format!(r#"{{"progressToken":"{a}"}}"#)));
     }
 
@@ -209,61 +158,23 @@ mod tests {
             let built = parts(Some(off.clone()), Some(json!("run")), None, None).build();
             assert_eq!(built, RequestMeta::default(), "{off} turns tracking off");
         }
-        let built = parts(
-            Some(json!(false)),
-            Some(json!("run")),
-            None,
-            Some(r#"{"progressToken":"mine"}"#),
-        )
-        .build();
+        let built = parts(Some(json!(false)), Some(json!("run")), None, Some(r#"{"progressToken":"mine"}"#)).build();
         assert_eq!(built.progress_token, None);
-        assert_eq!(
-            built.meta.map(Value::Object),
-            Some(json!({ "progressToken": "mine" }))
-        );
+        assert_eq!(built.meta.map(Value::Object), Some(json!({ "progressToken": "mine" })));
     }
 
     #[test]
     fn trace_context_alone_and_what_adds_nothing() {
-        let built = parts(
-            Some(json!(false)),
-            None,
-            Some(r#"{"traceparent":"00-a-b-01"}"#),
-            Some("\"not an object\""),
-        )
-        .build();
-        assert_eq!(
-            built.meta.map(Value::Object),
-            Some(json!({ "traceparent": "00-a-b-01" }))
-        );
-        assert_eq!(
-            parts(Some(json!(false)), None, Some("not json"), Some("[1]")).build(),
-            RequestMeta::default()
-        );
-        assert_eq!(
-            parts(Some(json!(false)), None, None, Some("{}"))
-                .build()
-                .text()
-                .as_deref(),
-            Some("{}")
-        );
+        let built = parts(Some(json!(false)), None, Some(r#"{"traceparent":"00-a-b-01"}"#), Some("\"not an object\"")).build();
+        assert_eq!(built.meta.map(Value::Object), Some(json!({ "traceparent": "00-a-b-01" })));
+        assert_eq!(parts(Some(json!(false)), None, Some("not json"), Some("[1]")).build(), RequestMeta::default());
+        assert_eq!(parts(Some(json!(false)), None, None, Some("{}")).build().text().as_deref(), Some("{}"));
     }
 
     #[test]
     fn a_numeric_run_id_is_kept_as_a_number() {
-        assert_eq!(
-            parts(None, Some(json!(7)), None, None)
-                .build()
-                .progress_token,
-            Some(json!(7))
-        );
-        assert_ne!(
-            parts(None, Some(json!(0)), None, None)
-                .build()
-                .progress_token,
-            Some(json!(0)),
-            "0 is no run id"
-        );
+        assert_eq!(parts(None, Some(json!(7)), None, None).build().progress_token, Some(json!(7)));
+        assert_ne!(parts(None, Some(json!(0)), None, None).build().progress_token, Some(json!(0)), "0 is no run id");
     }
 
     #[test]

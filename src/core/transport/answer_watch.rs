@@ -32,12 +32,7 @@ pub struct AnswerWatch {
 
 impl AnswerWatch {
     pub fn new(request: InFlight, listener: Listener) -> Self {
-        Self {
-            request: Some(request),
-            listener,
-            resumable: false,
-            retry: None,
-        }
+        Self { request: Some(request), listener, resumable: false, retry: None }
     }
 
     /// Looks at one event of the stream.
@@ -56,13 +51,10 @@ impl AnswerWatch {
 
 impl Drop for AnswerWatch {
     fn drop(&mut self) {
-        let Some(request) = self.request.take() else {
-            return;
-        };
+        let Some(request) = self.request.take() else { return };
         if self.resumable {
             let wait = self.retry.unwrap_or(DEFAULT_RETRY) + RESUMPTION_MARGIN;
-            self.listener
-                .await_resumption(request, wait.min(MAX_RESUMPTION_WAIT));
+            self.listener.await_resumption(request, wait.min(MAX_RESUMPTION_WAIT));
         }
     }
 }
@@ -79,8 +71,7 @@ fn is_answer(data: &str) -> bool {
     if data.len() > LOOK_LIMIT {
         return true;
     }
-    serde_json::from_str::<Probe>(data)
-        .is_ok_and(|p| p.method.is_none() && (p.result.is_some() || p.error.is_some()))
+    serde_json::from_str::<Probe>(data).is_ok_and(|p| p.method.is_none() && (p.result.is_some() || p.error.is_some()))
 }
 
 #[cfg(test)]
@@ -88,28 +79,15 @@ mod tests {
     use super::*;
 
     fn event(id: Option<&str>, retry: Option<u64>, data: &str) -> Sse {
-        Sse {
-            event: None,
-            data: Some(data.to_string()),
-            id: id.map(str::to_string),
-            retry,
-        }
+        Sse { event: None, data: Some(data.to_string()), id: id.map(str::to_string), retry }
     }
 
     #[test]
     fn answers_are_told_from_the_server_s_own_messages() {
-        assert!(is_answer(
-            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#
-        ));
-        assert!(is_answer(
-            r#"{"error":{"code":-32601,"message":"no"},"id":"n3","jsonrpc":"2.0"}"#
-        ));
-        assert!(!is_answer(
-            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#
-        ));
-        assert!(!is_answer(
-            r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}"#
-        ));
+        assert!(is_answer(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#));
+        assert!(is_answer(r#"{"error":{"code":-32601,"message":"no"},"id":"n3","jsonrpc":"2.0"}"#));
+        assert!(!is_answer(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#));
+        assert!(!is_answer(r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}"#));
         assert!(!is_answer(""), "a priming event carries no message");
     }
 
@@ -122,11 +100,7 @@ mod tests {
         let resumed = listener.resumed().expect("handed over");
         // The resumed stream carries the answer: the request is no longer counted.
         let mut watch = AnswerWatch::new(resumed, listener.clone());
-        watch.observe(&event(
-            Some("event-2"),
-            None,
-            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        ));
+        watch.observe(&event(Some("event-2"), None, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
         drop(watch);
         assert!(listener.resumed().is_none(), "answered: nothing to resume");
     }

@@ -31,21 +31,9 @@ impl Envelope {
         log_level: Option<&str>,
     ) -> Result<Envelope, serde_json::Error> {
         let mut members = String::with_capacity(256);
-        push_member(
-            &mut members,
-            PROTOCOL_VERSION_KEY,
-            &serde_json::to_string(protocol_version)?,
-        );
-        push_member(
-            &mut members,
-            CLIENT_INFO_KEY,
-            &serde_json::to_string(client_info)?,
-        );
-        push_member(
-            &mut members,
-            CLIENT_CAPABILITIES_KEY,
-            &serde_json::to_string(capabilities)?,
-        );
+        push_member(&mut members, PROTOCOL_VERSION_KEY, &serde_json::to_string(protocol_version)?);
+        push_member(&mut members, CLIENT_INFO_KEY, &serde_json::to_string(client_info)?);
+        push_member(&mut members, CLIENT_CAPABILITIES_KEY, &serde_json::to_string(capabilities)?);
         if let Some(level) = log_level {
             push_member(&mut members, LOG_LEVEL_KEY, &serde_json::to_string(level)?);
         }
@@ -59,9 +47,7 @@ impl Envelope {
 
     /// The members merged under the caller's `_meta` members (their keys win).
     fn merged_under(&self, caller: &str) -> String {
-        let parse = |text: &str| {
-            serde_json::from_str::<Map<String, Value>>(&format!("{{{text}}}")).unwrap_or_default()
-        };
+        let parse = |text: &str| serde_json::from_str::<Map<String, Value>>(&format!("{{{text}}}")).unwrap_or_default();
         let mut merged = parse(&self.members);
         merged.extend(parse(caller));
         let text = Value::Object(merged).to_string();
@@ -89,12 +75,7 @@ fn object_members(object_json: &str) -> &str {
 /// Appends `params_json` (a JSON object's text without `_meta`) to `out` with a `_meta` made of
 /// the envelope (if any) and the caller's `meta_json` (a JSON object's text, if any). Without
 /// either, `params_json` is appended as it is.
-pub fn push_params(
-    out: &mut String,
-    params_json: &str,
-    envelope: Option<&Envelope>,
-    meta_json: Option<&str>,
-) {
+pub fn push_params(out: &mut String, params_json: &str, envelope: Option<&Envelope>, meta_json: Option<&str>) {
     let caller = meta_json.map(object_members).unwrap_or("");
     if envelope.is_none() && caller.is_empty() {
         out.push_str(params_json);
@@ -113,9 +94,7 @@ pub fn push_params(
     out.push_str("\"_meta\":{");
     match envelope {
         // A caller that sets a reserved key itself: merged as objects, the caller's value kept.
-        Some(envelope) if caller.contains(RESERVED_PREFIX) => {
-            out.push_str(&envelope.merged_under(caller))
-        }
+        Some(envelope) if caller.contains(RESERVED_PREFIX) => out.push_str(&envelope.merged_under(caller)),
         Some(envelope) => {
             out.push_str(envelope.members());
             if !caller.is_empty() {
@@ -152,19 +131,12 @@ mod tests {
     #[test]
     fn the_envelope_is_spliced_into_params_without_meta() {
         let e = envelope(None);
-        let got = params(
-            r#"{"name":"echo","arguments":{"message":"hi"}}"#,
-            Some(&e),
-            None,
-        );
+        let got = params(r#"{"name":"echo","arguments":{"message":"hi"}}"#, Some(&e), None);
         assert_eq!(got["name"], "echo");
         assert_eq!(got["arguments"]["message"], "hi");
         assert_eq!(got["_meta"][PROTOCOL_VERSION_KEY], "2026-07-28");
         assert_eq!(got["_meta"][CLIENT_INFO_KEY]["name"], "s");
-        assert_eq!(
-            got["_meta"][CLIENT_CAPABILITIES_KEY]["elicitation"],
-            json!({ "form": {} })
-        );
+        assert_eq!(got["_meta"][CLIENT_CAPABILITIES_KEY]["elicitation"], json!({ "form": {} }));
         assert!(got["_meta"].get(LOG_LEVEL_KEY).is_none());
     }
 
@@ -181,11 +153,7 @@ mod tests {
     #[test]
     fn the_callers_meta_is_merged_with_the_envelope() {
         let e = envelope(Some("info"));
-        let got = params(
-            r#"{"name":"count","arguments":{}}"#,
-            Some(&e),
-            Some(r#"{"progressToken":"run-1","x":{"y":[1,2]}}"#),
-        );
+        let got = params(r#"{"name":"count","arguments":{}}"#, Some(&e), Some(r#"{"progressToken":"run-1","x":{"y":[1,2]}}"#));
         assert_eq!(got["_meta"]["progressToken"], "run-1");
         assert_eq!(got["_meta"]["x"], json!({ "y": [1, 2] }));
         assert_eq!(got["_meta"][PROTOCOL_VERSION_KEY], "2026-07-28");
@@ -198,11 +166,7 @@ mod tests {
         let meta = format!(r#"{{"{LOG_LEVEL_KEY}":"error","progressToken":7}}"#);
         let mut out = String::new();
         push_params(&mut out, r#"{"name":"t"}"#, Some(&e), Some(&meta));
-        assert_eq!(
-            out.matches(LOG_LEVEL_KEY).count(),
-            1,
-            "no duplicate key: {out}"
-        );
+        assert_eq!(out.matches(LOG_LEVEL_KEY).count(), 1, "no duplicate key: {out}");
         let got: Value = serde_json::from_str(&out).expect("JSON");
         assert_eq!(got["_meta"][LOG_LEVEL_KEY], "error");
         assert_eq!(got["_meta"]["progressToken"], 7);
@@ -226,42 +190,19 @@ mod tests {
         push_params(&mut out, r#"{"name":"t","arguments":{}}"#, None, Some("{}"));
         assert_eq!(out, r#"{"name":"t","arguments":{}}"#);
         out.clear();
-        push_params(
-            &mut out,
-            r#"{"name":"t","arguments":{}}"#,
-            None,
-            Some(r#"{"progressToken":1}"#),
-        );
-        assert_eq!(
-            out,
-            r#"{"name":"t","arguments":{},"_meta":{"progressToken":1}}"#
-        );
+        push_params(&mut out, r#"{"name":"t","arguments":{}}"#, None, Some(r#"{"progressToken":1}"#));
+        assert_eq!(out, r#"{"name":"t","arguments":{},"_meta":{"progressToken":1}}"#);
     }
 
     #[test]
     fn the_envelope_matches_what_rmcp_puts_in_meta() {
         use rmcp::model::{ClientCapabilities, Implementation, ProtocolVersion, RequestMetaObject};
-        let info: Implementation =
-            serde_json::from_value(json!({ "name": "s", "version": "1.0.0" }))
-                .expect("implementation");
+        let info: Implementation = serde_json::from_value(json!({ "name": "s", "version": "1.0.0" })).expect("implementation");
         let caps: ClientCapabilities =
             serde_json::from_value(json!({ "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/ui": {} } })).expect("capabilities");
-        let rmcp_meta = RequestMetaObject::with_client_context(
-            ProtocolVersion::V_2026_07_28,
-            info.clone(),
-            caps.clone(),
-        );
-        let ours = Envelope::new(
-            &ProtocolVersion::V_2026_07_28.to_string(),
-            &info,
-            &caps,
-            None,
-        )
-        .expect("serialisable");
+        let rmcp_meta = RequestMetaObject::with_client_context(ProtocolVersion::V_2026_07_28, info.clone(), caps.clone());
+        let ours = Envelope::new(&ProtocolVersion::V_2026_07_28.to_string(), &info, &caps, None).expect("serialisable");
         let ours: Value = serde_json::from_str(&format!("{{{}}}", ours.members())).expect("JSON");
-        assert_eq!(
-            ours,
-            serde_json::to_value(&rmcp_meta).expect("rmcp meta serialises")
-        );
+        assert_eq!(ours, serde_json::to_value(&rmcp_meta).expect("rmcp meta serialises"));
     }
 }

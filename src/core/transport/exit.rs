@@ -47,13 +47,7 @@ mod tests {
     #[test]
     fn codes_and_signals_are_named() {
         assert_eq!(describe(ExitStatus::from_raw(1 << 8)), "exited with code 1");
-        assert_eq!(
-            describe(ExitStatus::from_raw(9)),
-            "was killed by signal 9 (SIGKILL)"
-        );
-        assert_eq!(
-            describe(ExitStatus::from_raw(64)),
-            "was killed by signal 64"
-        );
+        assert_eq!(describe(ExitStatus::from_raw(9)), "was killed by signal 9 (SIGKILL)");
+        assert_eq!(describe(ExitStatus::from_raw(64)), "was killed by signal 64");
     }
 }

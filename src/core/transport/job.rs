@@ -15,9 +15,8 @@ use std::io;
 use tokio::process::Child;
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
 use windows_sys::Win32::System::JobObjects::{
-    AssignProcessToJobObject, CreateJobObjectW, JobObjectBasicAccountingInformation,
-    JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject,
-    TerminateJobObject, JOBOBJECT_BASIC_ACCOUNTING_INFORMATION,
+    AssignProcessToJobObject, CreateJobObjectW, JobObjectBasicAccountingInformation, JobObjectExtendedLimitInformation,
+    QueryInformationJobObject, SetInformationJobObject, TerminateJobObject, JOBOBJECT_BASIC_ACCOUNTING_INFORMATION,
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
 
@@ -35,9 +34,7 @@ unsafe impl Sync for Job {}
 impl Job {
     /// A new kill-on-close job with `child` assigned to it.
     pub fn containing(child: &Child) -> io::Result<Job> {
-        let process = child
-            .raw_handle()
-            .ok_or_else(|| io::Error::other("the server has already exited"))?;
+        let process = child.raw_handle().ok_or_else(|| io::Error::other("the server has already exited"))?;
         // SAFETY: null attributes (not inheritable) and no name; the result is checked.
         let handle = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
         if handle.is_null() {

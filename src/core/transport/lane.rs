@@ -20,11 +20,7 @@ use super::pipe_writer::PipeWriter;
 #[derive(Debug, Clone, PartialEq)]
 pub enum LaneError {
     /// The server answered with a JSON-RPC error.
-    Rpc {
-        code: i64,
-        message: String,
-        data: Option<Value>,
-    },
+    Rpc { code: i64, message: String, data: Option<Value> },
     /// No answer within the request's timeout (since it was sent, or since its last progress).
     Timeout { after_ms: u64 },
     /// It reported progress, and reached its `maxTotalTimeout` (`after_ms`) without an answer.
@@ -108,10 +104,7 @@ impl Lane {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.state
-            .lock()
-            .map(|s| s.closed.is_some())
-            .unwrap_or(true)
+        self.state.lock().map(|s| s.closed.is_some()).unwrap_or(true)
     }
 
     /// Every request from now on carries `envelope` in its `_meta` (a 2026-07-28 session has no
@@ -127,14 +120,7 @@ impl Lane {
 
     /// Writes request `id` (from `reserve_id`). `params_json` must be a JSON object's text
     /// without `_meta`. On `Err` nothing was sent and `done` will not be called.
-    pub fn send(
-        &self,
-        id: u64,
-        method: &str,
-        params_json: &str,
-        timeout_ms: u64,
-        done: Completion,
-    ) -> Result<(), NotSent> {
+    pub fn send(&self, id: u64, method: &str, params_json: &str, timeout_ms: u64, done: Completion) -> Result<(), NotSent> {
         self.send_with_meta(id, method, params_json, None, timeout_ms, done)
     }
 
@@ -149,17 +135,7 @@ impl Lane {
         timeout_ms: u64,
         done: Completion,
     ) -> Result<(), NotSent> {
-        self.send_bounded(
-            id,
-            method,
-            params_json,
-            meta_json,
-            Bound {
-                timeout_ms,
-                progress: None,
-            },
-            done,
-        )
+        self.send_bounded(id, method, params_json, meta_json, Bound { timeout_ms, progress: None }, done)
     }
 
     /// `send_with_meta` with a `Bound`: a request whose progress moves its deadline.
@@ -174,8 +150,7 @@ impl Lane {
     ) -> Result<(), NotSent> {
         let timeout_ms = bound.timeout_ms;
         let envelope = self.envelope.get();
-        let extra =
-            envelope.map_or(0, |e| e.members().len() + 16) + meta_json.map_or(0, |m| m.len() + 12);
+        let extra = envelope.map_or(0, |e| e.members().len() + 16) + meta_json.map_or(0, |m| m.len() + 12);
         let mut line = String::with_capacity(params_json.len() + method.len() + 56 + extra);
         let _ = write!(line, r#"{{"jsonrpc":"2.0","id":"n{id}","method":"#);
         push_json_string(&mut line, method);
@@ -183,32 +158,16 @@ impl Lane {
         push_params(&mut line, params_json, envelope, meta_json);
         line.push_str("}\n");
         {
-            let mut state = self
-                .state
-                .lock()
-                .map_err(|_| NotSent("lane state poisoned".into()))?;
+            let mut state = self.state.lock().map_err(|_| NotSent("lane state poisoned".into()))?;
             if let Some(why) = &state.closed {
                 return Err(NotSent(why.clone()));
             }
             // A timeout too large to represent (e.g. a user's `Infinity`) means: no deadline we can reach.
             let now = Instant::now();
-            let after = |ms: u64| {
-                now.checked_add(Duration::from_millis(ms))
-                    .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
-            };
+            let after = |ms: u64| now.checked_add(Duration::from_millis(ms)).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
             let deadline = after(timeout_ms);
-            let progress = bound
-                .progress
-                .map(|(token, max_ms)| (token, after(max_ms), max_ms));
-            state.pending.insert(
-                id,
-                Pending {
-                    done,
-                    deadline,
-                    timeout_ms,
-                    progress,
-                },
-            );
+            let progress = bound.progress.map(|(token, max_ms)| (token, after(max_ms), max_ms));
+            state.pending.insert(id, Pending { done, deadline, timeout_ms, progress });
             if state.sweeper_parked {
                 state.sweeper_parked = false;
                 self.wake_sweeper.notify_one();
@@ -228,14 +187,9 @@ impl Lane {
     /// or cancellation) are ignored.
     pub fn answer(&self, id: u64, outcome: LaneOutcome) {
         if outcome.is_ok() {
-            self.answered
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.answered.store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        let pending = self
-            .state
-            .lock()
-            .ok()
-            .and_then(|mut s| s.pending.remove(&id));
+        let pending = self.state.lock().ok().and_then(|mut s| s.pending.remove(&id));
         match pending {
             Some(p) => (p.done)(outcome),
             None => tracing::debug!(id, "dropping an answer to a request that already settled"),
@@ -253,9 +207,7 @@ impl Lane {
         for p in state.pending.values_mut() {
             if let Some((own, latest, _)) = &p.progress {
                 if own == token {
-                    let moved = now
-                        .checked_add(Duration::from_millis(p.timeout_ms))
-                        .unwrap_or(*latest);
+                    let moved = now.checked_add(Duration::from_millis(p.timeout_ms)).unwrap_or(*latest);
                     p.deadline = moved.min(*latest);
                 }
             }
@@ -270,25 +222,16 @@ impl Lane {
     /// Cancels request `id`: tells the server (`notifications/cancelled`) and settles it with
     /// `reason`. Returns false when it had already settled.
     pub fn cancel(&self, id: u64, reason: &str) -> bool {
-        let pending = self
-            .state
-            .lock()
-            .ok()
-            .and_then(|mut s| s.pending.remove(&id));
+        let pending = self.state.lock().ok().and_then(|mut s| s.pending.remove(&id));
         let Some(p) = pending else { return false };
         self.notify_cancelled(id, reason);
-        (p.done)(Err(LaneError::Cancelled {
-            reason: reason.to_string(),
-        }));
+        (p.done)(Err(LaneError::Cancelled { reason: reason.to_string() }));
         true
     }
 
     fn notify_cancelled(&self, id: u64, reason: &str) {
         let mut line = String::with_capacity(96 + reason.len());
-        let _ = write!(
-            line,
-            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"n{id}","reason":"#
-        );
+        let _ = write!(line, r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"n{id}","reason":"#);
         push_json_string(&mut line, reason);
         line.push_str("}}\n");
         let _ = self.writer.write(line.into_bytes());
@@ -307,9 +250,7 @@ impl Lane {
         };
         self.wake_sweeper.notify_one();
         for p in drained {
-            (p.done)(Err(LaneError::Closed {
-                detail: detail.to_string(),
-            }));
+            (p.done)(Err(LaneError::Closed { detail: detail.to_string() }));
         }
     }
 
@@ -322,16 +263,8 @@ impl Lane {
             if state.closed.is_some() {
                 return None;
             }
-            let ids: Vec<u64> = state
-                .pending
-                .iter()
-                .filter(|(_, p)| p.deadline <= now)
-                .map(|(id, _)| *id)
-                .collect();
-            let expired = ids
-                .into_iter()
-                .filter_map(|id| state.pending.remove(&id).map(|p| (id, p)))
-                .collect();
+            let ids: Vec<u64> = state.pending.iter().filter(|(_, p)| p.deadline <= now).map(|(id, _)| *id).collect();
+            let expired = ids.into_iter().filter_map(|id| state.pending.remove(&id).map(|p| (id, p))).collect();
             if !state.pending.is_empty() {
                 *idle_since = now;
             } else if now.duration_since(*idle_since) >= SWEEP_LINGER {
@@ -348,9 +281,7 @@ impl Lane {
                 }
                 _ => {
                     self.notify_cancelled(id, "Request timed out");
-                    (p.done)(Err(LaneError::Timeout {
-                        after_ms: p.timeout_ms,
-                    }));
+                    (p.done)(Err(LaneError::Timeout { after_ms: p.timeout_ms }));
                 }
             }
         }

@@ -92,9 +92,7 @@ impl Listener {
     /// until a resumed stream takes it over ([`Listener::resumed`]) or `bound` passes (the server
     /// may never be asked again: rmcp gives up, the session ends).
     pub fn await_resumption(&self, in_flight: InFlight, bound: Duration) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let number = self.0.resumptions.fetch_add(1, Ordering::SeqCst);
         match self.0.resuming.lock() {
             Ok(mut resuming) => resuming.push_back((number, in_flight)),
@@ -114,12 +112,7 @@ impl Listener {
 
     /// The oldest request waiting for a resumed stream, for the stream that resumes it to hold.
     pub fn resumed(&self) -> Option<InFlight> {
-        self.0
-            .resuming
-            .lock()
-            .ok()?
-            .pop_front()
-            .map(|(_, in_flight)| in_flight)
+        self.0.resuming.lock().ok()?.pop_front().map(|(_, in_flight)| in_flight)
     }
 
     /// Asks for the GET stream now.
@@ -149,8 +142,7 @@ impl Listener {
             }
             // A server that had no stream to give (a resumed session's, see `resume`) is asked
             // again only when something wants the stream.
-            if self.0.in_flight.load(Ordering::SeqCst) > 0 || self.0.refused.load(Ordering::SeqCst)
-            {
+            if self.0.in_flight.load(Ordering::SeqCst) > 0 || self.0.refused.load(Ordering::SeqCst) {
                 changed.await;
                 continue;
             }
@@ -229,8 +221,7 @@ impl Listener {
 
     /// Waits (at most `bound`) until a GET stream is open, or the server refused one; whether one is open.
     pub async fn until_open(&self, bound: Duration) -> bool {
-        self.until(bound, |l| l.is_open() || l.0.refused.load(Ordering::SeqCst))
-            .await;
+        self.until(bound, |l| l.is_open() || l.0.refused.load(Ordering::SeqCst)).await;
         self.is_open()
     }
 
@@ -255,19 +246,13 @@ mod tests {
             async move { l.until_wanted(QUIET_BEFORE_LISTENING).await }
         });
         tokio::time::sleep(QUIET_BEFORE_LISTENING * 5).await;
-        assert!(
-            !waiting.is_finished(),
-            "a request in flight holds the stream back"
-        );
+        assert!(!waiting.is_finished(), "a request in flight holds the stream back");
         drop(post);
         // A request that starts during the quiet spell starts the spell again.
         tokio::time::sleep(QUIET_BEFORE_LISTENING / 2).await;
         drop(listener.post_started());
         tokio::time::sleep(QUIET_BEFORE_LISTENING * 3 / 4).await;
-        assert!(
-            !waiting.is_finished(),
-            "the quiet spell restarts after a request"
-        );
+        assert!(!waiting.is_finished(), "the quiet spell restarts after a request");
         tokio::time::sleep(QUIET_BEFORE_LISTENING).await;
         assert!(waiting.is_finished());
     }
@@ -281,10 +266,7 @@ mod tests {
         });
         listener.await_resumption(listener.post_started(), Duration::from_secs(2));
         tokio::time::sleep(QUIET_BEFORE_LISTENING * 3).await;
-        assert!(
-            !waiting.is_finished(),
-            "the stream is to be resumed: not quiet"
-        );
+        assert!(!waiting.is_finished(), "the stream is to be resumed: not quiet");
         // The resumed stream holds it until the answer; then the session is quiet again.
         let held = listener.resumed().expect("the request awaiting resumption");
         assert!(listener.resumed().is_none());
@@ -311,8 +293,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_session_is_idle_after_a_quiet_spell_only_when_its_server_has_no_stream_and_nothing_wants_one(
-    ) {
+    async fn a_session_is_idle_after_a_quiet_spell_only_when_its_server_has_no_stream_and_nothing_wants_one() {
         let listener = Listener::default();
         let idle = |l: &Listener| {
             let l = l.clone();
@@ -341,19 +322,13 @@ mod tests {
         let open = listener.stream_opened();
         let waiting = tokio::spawn({
             let (l, alive) = (listener.clone(), alive.clone());
-            async move {
-                l.until_idle(Duration::from_secs(1), move || alive.load(Ordering::SeqCst))
-                    .await
-            }
+            async move { l.until_idle(Duration::from_secs(1), move || alive.load(Ordering::SeqCst)).await }
         });
         tokio::time::sleep(Duration::from_secs(3)).await;
         assert!(!waiting.is_finished(), "an open stream is a channel");
         alive.store(false, Ordering::SeqCst);
         drop(open);
-        assert!(
-            !waiting.await.expect("joined"),
-            "the session ended: no parking"
-        );
+        assert!(!waiting.await.expect("joined"), "the session ended: no parking");
     }
 
     #[tokio::test(start_paused = true)]
@@ -367,10 +342,7 @@ mod tests {
         tokio::time::sleep(QUIET_BEFORE_LISTENING * 10).await;
         assert!(!waiting.is_finished());
         listener.want();
-        tokio::time::timeout(Duration::from_millis(1), waiting)
-            .await
-            .expect("wanted: no wait")
-            .expect("joined");
+        tokio::time::timeout(Duration::from_millis(1), waiting).await.expect("wanted: no wait").expect("joined");
     }
 
     #[tokio::test(start_paused = true)]
@@ -383,19 +355,13 @@ mod tests {
         });
         tokio::task::yield_now().await;
         listener.want();
-        tokio::time::timeout(Duration::from_millis(1), waiting)
-            .await
-            .expect("wanted: no wait")
-            .expect("joined");
+        tokio::time::timeout(Duration::from_millis(1), waiting).await.expect("wanted: no wait").expect("joined");
         assert!(!listener.is_open());
         let open = listener.stream_opened();
         assert!(listener.is_open() && listener.openings() == 1);
         assert!(listener.until_open(Duration::from_secs(1)).await);
         drop(open);
         assert!(!listener.is_open());
-        assert!(
-            !listener.until_closed(Duration::from_secs(1)).await,
-            "none was open"
-        );
+        assert!(!listener.until_closed(Duration::from_secs(1)).await, "none was open");
     }
 }

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage};
 
 use crate::core::handler::HandlerShared;
 

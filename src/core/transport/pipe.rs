@@ -63,25 +63,9 @@ impl PipeTransport<tokio::process::ChildStdout> {
 
 impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     /// Must be called inside a tokio runtime (the writer and the lane start tasks).
-    pub fn new(
-        read: R,
-        writer: Arc<PipeWriter>,
-        shared: Arc<HandlerShared>,
-        group: Option<ProcessGroup>,
-    ) -> Self {
+    pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, group: Option<ProcessGroup>) -> Self {
         let lane = Lane::start(writer.clone());
-        PipeTransport {
-            read,
-            buf: Vec::new(),
-            pos: 0,
-            line: Vec::new(),
-            discarding: false,
-            writer,
-            lane,
-            shared,
-            group,
-            stdout_closed: false,
-        }
+        PipeTransport { read, buf: Vec::new(), pos: 0, line: Vec::new(), discarding: false, writer, lane, shared, group, stdout_closed: false }
     }
 
     pub fn lane(&self) -> Arc<Lane> {
@@ -104,9 +88,7 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
             Ok(Err(e)) => {
                 tracing::debug!(server = %self.shared.server, "waiting for the server's exit failed: {e}")
             }
-            Err(_) => self
-                .shared
-                .note_exit("closed its output but did not exit".to_string()),
+            Err(_) => self.shared.note_exit("closed its output but did not exit".to_string()),
         }
     }
 
@@ -208,23 +190,11 @@ fn route(line: &[u8]) -> Routed {
         if let Some(id) = head.id.and_then(|raw| lane_id(raw.get())) {
             let outcome = match (head.result, head.error) {
                 (_, Some(error)) => Err(match serde_json::from_str::<WireError>(error.get()) {
-                    Ok(e) => LaneError::Rpc {
-                        code: e.code,
-                        message: e.message,
-                        data: e.data,
-                    },
-                    Err(_) => LaneError::Rpc {
-                        code: -32603,
-                        message: format!("invalid error object {}", error.get()),
-                        data: None,
-                    },
+                    Ok(e) => LaneError::Rpc { code: e.code, message: e.message, data: e.data },
+                    Err(_) => LaneError::Rpc { code: -32603, message: format!("invalid error object {}", error.get()), data: None },
                 }),
                 (Some(result), None) => Ok(result.get().to_string()),
-                (None, None) => Err(LaneError::Rpc {
-                    code: -32603,
-                    message: "a response with neither result nor error".into(),
-                    data: None,
-                }),
+                (None, None) => Err(LaneError::Rpc { code: -32603, message: "a response with neither result nor error".into(), data: None }),
             };
             return Routed::Lane(id, outcome);
         }
@@ -238,18 +208,11 @@ fn route(line: &[u8]) -> Routed {
 impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransport<R> {
     type Error = std::io::Error;
 
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let result = serde_json::to_vec(&item)
-            .map_err(std::io::Error::other)
-            .and_then(|mut bytes| {
-                bytes.push(b'\n');
-                self.writer
-                    .write(bytes)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::BrokenPipe, e.0))
-            });
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let result = serde_json::to_vec(&item).map_err(std::io::Error::other).and_then(|mut bytes| {
+            bytes.push(b'\n');
+            self.writer.write(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::BrokenPipe, e.0))
+        });
         std::future::ready(result)
     }
 
@@ -259,11 +222,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
                 Ok(LineRead::Line) => {}
                 Ok(LineRead::Oversized(id)) => {
                     let why = format!("the server's answer is longer than {} MiB, the most a stdio message may be", MAX_LINE_BYTES >> 20);
-                    self.shared
-                        .diagnostic("warning", format!("Skipped a message: {why}"));
+                    self.shared.diagnostic("warning", format!("Skipped a message: {why}"));
                     if let Some(id) = id {
-                        self.lane
-                            .answer(id, Err(LaneError::TooLarge { detail: why }));
+                        self.lane.answer(id, Err(LaneError::TooLarge { detail: why }));
                     }
                     continue;
                 }
@@ -276,18 +237,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
                 }
                 Err(e) => {
                     self.stdout_closed = true;
-                    self.lane
-                        .close(&format!("reading the server's output failed: {e}"));
+                    self.lane.close(&format!("reading the server's output failed: {e}"));
                     return None;
                 }
             }
             let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
             let text = text.strip_suffix(b"\r").unwrap_or(text);
-            let routed = if text.iter().all(u8::is_ascii_whitespace) {
-                None
-            } else {
-                Some(route(text))
-            };
+            let routed = if text.iter().all(u8::is_ascii_whitespace) { None } else { Some(route(text)) };
             self.line.clear();
             if self.line.capacity() > KEEP_LINE_CAPACITY {
                 self.line = Vec::new();
@@ -318,13 +274,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
         self.lane.close("the connection was closed");
         let _ = tokio::time::timeout(STDIN_CLOSE_BOUND, self.writer.close()).await;
         if let Some(group) = self.group.as_mut() {
-            group
-                .shutdown(if self.stdout_closed {
-                    Grace::BROKEN
-                } else {
-                    Grace::NORMAL
-                })
-                .await;
+            group.shutdown(if self.stdout_closed { Grace::BROKEN } else { Grace::NORMAL }).await;
         }
         Ok(())
     }
@@ -345,21 +295,9 @@ mod tests {
 
     #[test]
     fn lane_ids_are_read_from_the_start_of_a_line() {
-        assert_eq!(
-            lane_id_in_prefix(br#"{"jsonrpc":"2.0","id":"n42","result":{"content":[{"text":"xxxx"#),
-            Some(42)
-        );
-        assert_eq!(
-            lane_id_in_prefix(br#"{"jsonrpc":"2.0","id": "n7","#),
-            Some(7)
-        );
-        assert_eq!(
-            lane_id_in_prefix(br#"{"jsonrpc":"2.0","id":3,"result":{}"#),
-            None
-        );
-        assert_eq!(
-            lane_id_in_prefix(br#"{"jsonrpc":"2.0","method":"notifications/progress""#),
-            None
-        );
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","id":"n42","result":{"content":[{"text":"xxxx"#), Some(42));
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","id": "n7","#), Some(7));
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","id":3,"result":{}"#), None);
+        assert_eq!(lane_id_in_prefix(br#"{"jsonrpc":"2.0","method":"notifications/progress""#), None);
     }
 }

@@ -46,11 +46,7 @@ impl PipeWriter {
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let writer = Arc::new(PipeWriter {
-            outbox: Mutex::default(),
-            wake: Notify::new(),
-            drained: Notify::new(),
-        });
+        let writer = Arc::new(PipeWriter { outbox: Mutex::default(), wake: Notify::new(), drained: Notify::new() });
         #[cfg(unix)]
         if let Ok(mut outbox) = writer.outbox.lock() {
             outbox.fd = fd;
@@ -61,10 +57,7 @@ impl PipeWriter {
 
     /// Writes `bytes` (one whole message) in order with every other write.
     pub fn write(&self, bytes: Vec<u8>) -> Result<(), PipeClosed> {
-        let mut outbox = self
-            .outbox
-            .lock()
-            .map_err(|_| PipeClosed("pipe writer poisoned".into()))?;
+        let mut outbox = self.outbox.lock().map_err(|_| PipeClosed("pipe writer poisoned".into()))?;
         if let Some(why) = &outbox.closed {
             return Err(PipeClosed(why.clone()));
         }
@@ -127,9 +120,7 @@ impl PipeWriter {
     /// Starts closing without waiting (for `Drop`); false when already closing or closed.
     pub fn begin_close(&self) -> bool {
         {
-            let Ok(mut outbox) = self.outbox.lock() else {
-                return false;
-            };
+            let Ok(mut outbox) = self.outbox.lock() else { return false };
             if outbox.closing || outbox.finished {
                 return false;
             }
@@ -184,9 +175,7 @@ async fn drain<W: AsyncWrite + Unpin>(writer: Arc<PipeWriter>, mut pipe: W) {
                 Next::Write(bytes) => {
                     if let Err(e) = pipe.write_all(&bytes).await {
                         if let Ok(mut outbox) = writer.outbox.lock() {
-                            outbox
-                                .closed
-                                .get_or_insert_with(|| format!("write to the server failed: {e}"));
+                            outbox.closed.get_or_insert_with(|| format!("write to the server failed: {e}"));
                             outbox.queued.clear();
                             #[cfg(unix)]
                             {

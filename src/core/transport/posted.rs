@@ -47,14 +47,8 @@ mod tests {
         let posted = Posted::default();
         assert!(posted.never_reached_server());
         posted.started();
-        assert!(
-            !posted.never_reached_server(),
-            "a started POST may have run"
-        );
+        assert!(!posted.never_reached_server(), "a started POST may have run");
         posted.refused();
-        assert!(
-            posted.never_reached_server(),
-            "a refused connection carried nothing"
-        );
+        assert!(posted.never_reached_server(), "a refused connection carried nothing");
     }
 }

@@ -30,15 +30,9 @@ pub struct Grace {
 
 impl Grace {
     /// A server we are leaving on purpose (disconnect).
-    pub const NORMAL: Grace = Grace {
-        after_eof: Duration::from_secs(2),
-        after_term: Duration::from_secs(2),
-    };
+    pub const NORMAL: Grace = Grace { after_eof: Duration::from_secs(2), after_term: Duration::from_secs(2) };
     /// A server that already closed its stdout: it cannot answer any more, so do not wait on it.
-    pub const BROKEN: Grace = Grace {
-        after_eof: Duration::ZERO,
-        after_term: Duration::from_millis(500),
-    };
+    pub const BROKEN: Grace = Grace { after_eof: Duration::ZERO, after_term: Duration::from_millis(500) };
 }
 
 pub struct ProcessGroup {
@@ -100,9 +94,7 @@ impl ProcessGroup {
     pub async fn shutdown(&mut self, grace: Grace) {
         let Some(pgid) = self.pgid else { return };
         // The leader first: a well-behaved server exits on stdin EOF.
-        let leader_done = tokio::time::timeout(grace.after_eof, self.child.wait())
-            .await
-            .is_ok();
+        let leader_done = tokio::time::timeout(grace.after_eof, self.child.wait()).await.is_ok();
         #[cfg(unix)]
         {
             if !leader_done || group_alive(pgid) {
@@ -126,9 +118,7 @@ impl ProcessGroup {
                     // No SIGTERM on Windows: give what is left of the tree `after_term` to go
                     // (the server's own children see the same stdin EOF), then end the job.
                     let deadline = tokio::time::Instant::now() + grace.after_term;
-                    while job.active_processes().is_some_and(|n| n > 0)
-                        && tokio::time::Instant::now() < deadline
-                    {
+                    while job.active_processes().is_some_and(|n| n > 0) && tokio::time::Instant::now() < deadline {
                         tokio::time::sleep(Duration::from_millis(20)).await;
                     }
                     if !leader_done || job.active_processes() != Some(0) {

@@ -29,17 +29,12 @@ pub struct SendDeadline {
 
 impl SendDeadline {
     pub fn after(timeout: Duration) -> Self {
-        SendDeadline {
-            at: Instant::now() + timeout,
-            timeout,
-        }
+        SendDeadline { at: Instant::now() + timeout, timeout }
     }
 
     /// When a waiting request stops waiting.
     fn give_up_at(&self) -> Instant {
-        self.at
-            .checked_sub(GIVE_UP_EARLY.min(self.timeout / 10))
-            .unwrap_or(self.at)
+        self.at.checked_sub(GIVE_UP_EARLY.min(self.timeout / 10)).unwrap_or(self.at)
     }
 }
 
@@ -80,12 +75,7 @@ pub struct Probe {
 impl Reachability {
     /// A request got an HTTP answer: the server is up.
     pub fn up(&self) {
-        let was_down = self
-            .0
-            .down
-            .lock()
-            .map(|mut d| d.take().is_some())
-            .unwrap_or(false);
+        let was_down = self.0.down.lock().map(|mut d| d.take().is_some()).unwrap_or(false);
         if was_down {
             self.0.ups.fetch_add(1, Ordering::SeqCst);
         }
@@ -102,25 +92,14 @@ impl Reachability {
                     d.next_probe = now + d.backoff;
                 }
                 Some(_) => {}
-                None => {
-                    *down = Some(Down {
-                        since: now,
-                        next_probe: now + FIRST_BACKOFF,
-                        backoff: FIRST_BACKOFF,
-                    })
-                }
+                None => *down = Some(Down { since: now, next_probe: now + FIRST_BACKOFF, backoff: FIRST_BACKOFF }),
             }
         }
     }
 
     /// How long the server has been unreachable (zero when it is not known to be down).
     pub fn down_for(&self) -> Duration {
-        self.0
-            .down
-            .lock()
-            .ok()
-            .and_then(|d| d.as_ref().map(|d| d.since.elapsed()))
-            .unwrap_or_default()
+        self.0.down.lock().ok().and_then(|d| d.as_ref().map(|d| d.since.elapsed())).unwrap_or_default()
     }
 
     /// Waits for this request's next chance to be sent, or until its time is up.
@@ -132,12 +111,7 @@ impl Reachability {
             if self.0.ups.load(Ordering::SeqCst) != seen {
                 return Probe { _turn: None };
             }
-            let next = self
-                .0
-                .down
-                .lock()
-                .ok()
-                .and_then(|d| d.as_ref().map(|d| d.next_probe));
+            let next = self.0.down.lock().ok().and_then(|d| d.as_ref().map(|d| d.next_probe));
             if let Some(next) = next {
                 tokio::time::sleep_until(next.min(give_up)).await;
             }
@@ -161,9 +135,7 @@ mod tests {
         let deadline = SendDeadline::after(Duration::from_secs(10));
         // The first waiter probes after the first backoff.
         let start = Instant::now();
-        let Turn::Send(probe) = gate.turn(&deadline).await else {
-            panic!("a turn")
-        };
+        let Turn::Send(probe) = gate.turn(&deadline).await else { panic!("a turn") };
         assert_eq!(start.elapsed(), FIRST_BACKOFF);
         // While it probes, a second waiter waits for the probe lock.
         let second = tokio::spawn({
@@ -194,10 +166,7 @@ mod tests {
             }
         };
         assert!(turns >= 2, "it probed with a growing backoff: {turns}");
-        assert!(
-            Instant::now() < deadline.at,
-            "it gave up before the deadline"
-        );
+        assert!(Instant::now() < deadline.at, "it gave up before the deadline");
         assert!(down >= Duration::from_millis(300), "down for {down:?}");
     }
 }

@@ -8,9 +8,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage,
-};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
 
 /// One session's pause and resume (cheap to clone; clones share it).
 #[derive(Clone, Default)]
@@ -49,26 +47,13 @@ impl Resume {
     /// `notifications/initialized` after it.
     pub fn local(&self, message: &ClientJsonRpcMessage) -> Option<Local> {
         match message {
-            JsonRpcMessage::Request(r)
-                if matches!(r.request, ClientRequest::InitializeRequest(_)) =>
-            {
+            JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_)) => {
                 let answer = self.0.answer.lock().ok()?.take()?;
                 self.0.answered.store(true, Ordering::SeqCst);
-                Some(Local::Answer(Box::new(super::streamable::answer_with_id(
-                    answer,
-                    r.id.clone(),
-                ))))
+                Some(Local::Answer(Box::new(super::streamable::answer_with_id(answer, r.id.clone()))))
             }
-            JsonRpcMessage::Notification(n)
-                if matches!(
-                    n.notification,
-                    ClientNotification::InitializedNotification(_)
-                ) =>
-            {
-                self.0
-                    .answered
-                    .swap(false, Ordering::SeqCst)
-                    .then_some(Local::Accepted)
+            JsonRpcMessage::Notification(n) if matches!(n.notification, ClientNotification::InitializedNotification(_)) => {
+                self.0.answered.swap(false, Ordering::SeqCst).then_some(Local::Accepted)
             }
             _ => None,
         }
@@ -95,10 +80,8 @@ mod tests {
     }
 
     fn initialize(id: u32) -> ClientJsonRpcMessage {
-        client(
-            json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } }),
-        )
+        client(json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } }))
     }
 
     fn initialized() -> ClientJsonRpcMessage {
@@ -114,17 +97,10 @@ mod tests {
     #[test]
     fn the_handshake_is_answered_once_under_the_request_id_and_the_rest_goes_to_the_server() {
         let resume = Resume::with_answer(answer());
-        let Some(Local::Answer(answer)) = resume.local(&initialize(7)) else {
-            panic!("answered locally")
-        };
-        let JsonRpcMessage::Response(r) = *answer else {
-            panic!("a response")
-        };
+        let Some(Local::Answer(answer)) = resume.local(&initialize(7)) else { panic!("answered locally") };
+        let JsonRpcMessage::Response(r) = *answer else { panic!("a response") };
         assert_eq!(r.id, rmcp::model::RequestId::Number(7));
-        assert!(matches!(
-            resume.local(&initialized()),
-            Some(Local::Accepted)
-        ));
+        assert!(matches!(resume.local(&initialized()), Some(Local::Accepted)));
         // A second `initialize` (the session expired: rmcp starts a new one) reaches the server,
         // and so does its `initialized`.
         assert!(resume.local(&initialize(8)).is_none());

@@ -37,26 +37,13 @@ pub async fn connect(url: &url::Url, net: NetClient) -> Result<SseTransport, Net
     let response = net.send(request).await?;
     if !(200..300).contains(&response.status) {
         let status = response.status;
-        return Err(NetError::Status {
-            status,
-            body: response.preview().await,
-        });
+        return Err(NetError::Status { status, body: response.preview().await });
     }
-    let content_type = response
-        .header("content-type")
-        .unwrap_or_default()
-        .to_string();
-    if !content_type
-        .to_ascii_lowercase()
-        .starts_with("text/event-stream")
-    {
+    let content_type = response.header("content-type").unwrap_or_default().to_string();
+    if !content_type.to_ascii_lowercase().starts_with("text/event-stream") {
         return Err(NetError::Body(format!(
             "expected an event stream from the SSE endpoint, got {}",
-            if content_type.is_empty() {
-                "no content type"
-            } else {
-                &content_type
-            }
+            if content_type.is_empty() { "no content type" } else { &content_type }
         )));
     }
     let mut events: Events = SseStream::from_bytes_stream(response.body).boxed();
@@ -66,26 +53,18 @@ pub async fn connect(url: &url::Url, net: NetClient) -> Result<SseTransport, Net
             continue;
         }
         let data = event.data.unwrap_or_default();
-        let endpoint = url.join(data.trim()).map_err(|e| {
-            NetError::Body(format!(
-                "invalid endpoint \"{data}\" announced by the SSE server: {e}"
-            ))
-        })?;
+        let endpoint = url
+            .join(data.trim())
+            .map_err(|e| NetError::Body(format!("invalid endpoint \"{data}\" announced by the SSE server: {e}")))?;
         if endpoint.origin() != url.origin() {
             return Err(NetError::Body(format!(
                 "the SSE server announced an endpoint on another origin ({}); refusing to send messages there",
                 endpoint.origin().ascii_serialization()
             )));
         }
-        return Ok(SseTransport {
-            net,
-            endpoint,
-            events: Some(events),
-        });
+        return Ok(SseTransport { net, endpoint, events: Some(events) });
     }
-    Err(NetError::Body(
-        "the SSE stream ended before the server announced its endpoint".into(),
-    ))
+    Err(NetError::Body("the SSE stream ended before the server announced its endpoint".into()))
 }
 
 impl SseTransport {
@@ -116,8 +95,7 @@ impl Transport<RoleClient> for SseTransport {
         };
         let body = serde_json::to_vec(&item);
         async move {
-            let body =
-                body.map_err(|e| NetError::Body(format!("could not encode the message: {e}")))?;
+            let body = body.map_err(|e| NetError::Body(format!("could not encode the message: {e}")))?;
             let mut request = HttpRequest::new("POST", endpoint)
                 .header("content-type", "application/json")
                 .header("accept", "application/json, text/event-stream");
@@ -135,11 +113,7 @@ impl Transport<RoleClient> for SseTransport {
                     }
                     return Err(e);
                 }
-                Err(_) => {
-                    return Err(NetError::Timeout(
-                        "the server did not acknowledge the POST in time".into(),
-                    ))
-                }
+                Err(_) => return Err(NetError::Timeout("the server did not acknowledge the POST in time".into())),
             };
             if (200..300).contains(&response.status) {
                 Ok(())
@@ -149,10 +123,7 @@ impl Transport<RoleClient> for SseTransport {
                 if let (404, Some(posted)) = (status, &posted) {
                     posted.refused();
                 }
-                Err(NetError::Status {
-                    status,
-                    body: response.preview().await,
-                })
+                Err(NetError::Status { status, body: response.preview().await })
             }
         }
     }
@@ -173,9 +144,7 @@ impl Transport<RoleClient> for SseTransport {
             let data = event.data.unwrap_or_default();
             match serde_json::from_str(&data) {
                 Ok(message) => return Some(message),
-                Err(e) => {
-                    tracing::warn!("ignoring an SSE message that is not JSON-RPC ({e}): {data}")
-                }
+                Err(e) => tracing::warn!("ignoring an SSE message that is not JSON-RPC ({e}): {data}"),
             }
         }
         self.events = None;

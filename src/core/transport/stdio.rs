@@ -32,12 +32,7 @@ pub struct Spawned {
 /// Spawns the child, leader of its own process group, with piped stdin and stdout (and stderr
 /// when `stderr: 'pipe'`).
 pub fn spawn(server: &str, spec: &StdioSpec) -> Result<Spawned> {
-    let env = child_environment(
-        inherited_names(),
-        |k| std::env::var(k).ok(),
-        &spec.env,
-        spec.inherit_default_env,
-    );
+    let env = child_environment(inherited_names(), |k| std::env::var(k).ok(), &spec.env, spec.inherit_default_env);
     let spawn_error = |kind: std::io::ErrorKind, e: &dyn std::fmt::Display| {
         let detail = match kind {
             std::io::ErrorKind::NotFound => format!("spawn {} ENOENT", spec.command),
@@ -47,24 +42,10 @@ pub fn spawn(server: &str, spec: &StdioSpec) -> Result<Spawned> {
         McpError::new(ErrorKind::SpawnFailed, server, detail)
     };
     // Windows variable names are case-insensitive (`Path` is common there).
-    let is_path = |k: &str| {
-        if cfg!(windows) {
-            k.eq_ignore_ascii_case("PATH")
-        } else {
-            k == "PATH"
-        }
-    };
-    let child_path = env
-        .iter()
-        .find(|(k, _)| is_path(k.as_str()))
-        .map(|(_, v)| v.clone())
-        .or_else(|| std::env::var("PATH").ok());
-    let program = resolve_program(
-        &spec.command,
-        child_path.as_deref(),
-        spec.cwd.as_deref().map(Path::new),
-    )
-    .ok_or_else(|| spawn_error(std::io::ErrorKind::NotFound, &"not found"))?;
+    let is_path = |k: &str| if cfg!(windows) { k.eq_ignore_ascii_case("PATH") } else { k == "PATH" };
+    let child_path = env.iter().find(|(k, _)| is_path(k.as_str())).map(|(_, v)| v.clone()).or_else(|| std::env::var("PATH").ok());
+    let program = resolve_program(&spec.command, child_path.as_deref(), spec.cwd.as_deref().map(Path::new))
+        .ok_or_else(|| spawn_error(std::io::ErrorKind::NotFound, &"not found"))?;
 
     let mut cmd = Command::new(&program);
     #[cfg(unix)]
@@ -78,31 +59,20 @@ pub fn spawn(server: &str, spec: &StdioSpec) -> Result<Spawned> {
     cmd.kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(match spec.stderr {
-            StderrMode::Inherit => Stdio::inherit(),
-            StderrMode::Pipe => Stdio::piped(),
-            StderrMode::Ignore => Stdio::null(),
-        });
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(match spec.stderr {
+        StderrMode::Inherit => Stdio::inherit(),
+        StderrMode::Pipe => Stdio::piped(),
+        StderrMode::Ignore => Stdio::null(),
+    });
     let mut child = cmd.spawn().map_err(|e| spawn_error(e.kind(), &e))?;
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let group = ProcessGroup::new(child);
     let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
-        return Err(McpError::new(
-            ErrorKind::SpawnFailed,
-            server,
-            format!("spawn {}: no stdio pipes", spec.command),
-        ));
+        return Err(McpError::new(ErrorKind::SpawnFailed, server, format!("spawn {}: no stdio pipes", spec.command)));
     };
-    Ok(Spawned {
-        group,
-        stdin,
-        stdout,
-        stderr,
-    })
+    Ok(Spawned { group, stdin, stdout, stderr })
 }
 
 /// The executable `command` names: itself when it contains a path separator, else the first
@@ -118,11 +88,7 @@ fn resolve_program(command: &str, path: Option<&str>, cwd: Option<&Path>) -> Opt
     }
     let path = path.unwrap_or("/usr/local/bin:/usr/bin:/bin");
     std::env::split_paths(path).find_map(|dir| {
-        let dir = if dir.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            dir
-        };
+        let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
         let dir = match cwd {
             Some(cwd) if dir.is_relative() => cwd.join(dir),
             _ => dir,
@@ -163,11 +129,7 @@ fn windows_candidates(command: &str, path: Option<&str>, pathext: Option<&str>) 
         .map(|e| e.trim().to_ascii_lowercase())
         .filter(|e| e.starts_with('.') && e.len() > 1)
         .collect();
-    let exts = if exts.is_empty() {
-        vec![".com".into(), ".exe".into(), ".bat".into(), ".cmd".into()]
-    } else {
-        exts
-    };
+    let exts = if exts.is_empty() { vec![".com".into(), ".exe".into(), ".bat".into(), ".cmd".into()] } else { exts };
     let lower = command.to_ascii_lowercase();
     let names: Vec<String> = if exts.iter().any(|e| lower.ends_with(e.as_str())) {
         vec![command.to_string()]
@@ -186,9 +148,7 @@ fn windows_candidates(command: &str, path: Option<&str>, pathext: Option<&str>) 
         .filter(|d| !d.is_empty());
     dirs.flat_map(|d| {
         let sep = if d.ends_with(['\\', '/']) { "" } else { "\\" };
-        names
-            .iter()
-            .map(move |n| PathBuf::from(format!("{d}{sep}{n}")))
+        names.iter().map(move |n| PathBuf::from(format!("{d}{sep}{n}")))
     })
     .collect()
 }
@@ -210,36 +170,15 @@ mod tests {
 
     #[test]
     fn windows_programs_are_found_with_pathext_like_cmd() {
-        let found = windows_candidates(
-            "npx",
-            Some(r#"C:\nodejs;;"C:\Program Files\x\""#),
-            Some(".EXE;.CMD"),
-        );
-        let found: Vec<String> = found
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(
-            found,
-            [
-                r"C:\nodejs\npx.exe",
-                r"C:\nodejs\npx.cmd",
-                r"C:\Program Files\x\npx.exe",
-                r"C:\Program Files\x\npx.cmd"
-            ]
-        );
+        let found = windows_candidates("npx", Some(r#"C:\nodejs;;"C:\Program Files\x\""#), Some(".EXE;.CMD"));
+        let found: Vec<String> = found.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        assert_eq!(found, [r"C:\nodejs\npx.exe", r"C:\nodejs\npx.cmd", r"C:\Program Files\x\npx.exe", r"C:\Program Files\x\npx.cmd"]);
         // A name that already has one of the extensions is tried as it is; PATHEXT's case does not matter.
         let found = windows_candidates("NPX.Cmd", Some(r"C:\n\"), Some(".exe;.cmd"));
         assert_eq!(found, [PathBuf::from(r"C:\n\NPX.Cmd")]);
         // A directory part: looked up there only, not in PATH.
-        assert_eq!(
-            windows_candidates(r".\run", Some(r"C:\n"), Some(".BAT")),
-            [PathBuf::from(r".\run.bat")]
-        );
-        assert_eq!(
-            windows_candidates("C:run", Some(r"C:\n"), Some(".EXE")),
-            [PathBuf::from("C:run.exe")]
-        );
+        assert_eq!(windows_candidates(r".\run", Some(r"C:\n"), Some(".BAT")), [PathBuf::from(r".\run.bat")]);
+        assert_eq!(windows_candidates("C:run", Some(r"C:\n"), Some(".EXE")), [PathBuf::from("C:run.exe")]);
         // No PATHEXT: cmd.exe's default list.
         assert_eq!(windows_candidates("x", Some("D:"), None).len(), 4);
     }
@@ -247,14 +186,10 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn programs_resolve_against_the_child_path() {
-        let sh =
-            resolve_program("sh", Some("/nonexistent:/bin:/usr/bin"), None).expect("sh is found");
+        let sh = resolve_program("sh", Some("/nonexistent:/bin:/usr/bin"), None).expect("sh is found");
         assert!(sh.ends_with("sh") && sh.is_absolute());
         assert_eq!(resolve_program("sh", Some("/nonexistent"), None), None);
-        assert_eq!(
-            resolve_program("./x", Some("/bin"), None),
-            Some(PathBuf::from("./x"))
-        );
+        assert_eq!(resolve_program("./x", Some("/bin"), None), Some(PathBuf::from("./x")));
         assert_eq!(resolve_program("", Some("/bin"), None), None);
     }
 }

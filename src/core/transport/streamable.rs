@@ -11,17 +11,17 @@ use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, InsufficientScopeError, SseError, StreamableHttpClient,
-    StreamableHttpClientTransportConfig, StreamableHttpError, StreamableHttpPostResponse,
+    AuthRequiredError, InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use sse_stream::{Sse, SseStream};
 
+use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 use super::answer_watch::AnswerWatch;
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
 use super::resume::{Local, Resume};
-use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 
 const JSON_LIMIT: usize = 256 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -65,20 +65,13 @@ pub trait DiscoverAnswers: Send + Sync {
 /// The id of a `server/discover` request.
 pub fn discover_request_id(message: &ClientJsonRpcMessage) -> Option<rmcp::model::RequestId> {
     match message {
-        JsonRpcMessage::Request(r)
-            if matches!(r.request, rmcp::model::ClientRequest::DiscoverRequest(_)) =>
-        {
-            Some(r.id.clone())
-        }
+        JsonRpcMessage::Request(r) if matches!(r.request, rmcp::model::ClientRequest::DiscoverRequest(_)) => Some(r.id.clone()),
         _ => None,
     }
 }
 
 /// `answer` re-addressed to the request `id`.
-pub fn answer_with_id(
-    answer: ServerJsonRpcMessage,
-    id: rmcp::model::RequestId,
-) -> ServerJsonRpcMessage {
+pub fn answer_with_id(answer: ServerJsonRpcMessage, id: rmcp::model::RequestId) -> ServerJsonRpcMessage {
     match answer {
         JsonRpcMessage::Response(mut r) => {
             r.id = id;
@@ -101,10 +94,7 @@ const SERVER_SEES_CLOSE: std::time::Duration = std::time::Duration::from_millis(
 
 /// rmcp's Streamable HTTP transport over `client` (our `McpHttp`, possibly wrapped in rmcp's
 /// OAuth `AuthClient`).
-pub fn transport<C: StreamableHttpClient>(
-    url: &url::Url,
-    client: C,
-) -> StreamableHttpClientTransport<C> {
+pub fn transport<C: StreamableHttpClient>(url: &url::Url, client: C) -> StreamableHttpClientTransport<C> {
     let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
     StreamableHttpClientTransport::with_client(client, config)
 }
@@ -133,9 +123,8 @@ impl McpHttp {
         bearer: Option<String>,
         custom: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<HttpRequest> {
-        let url = url::Url::parse(uri).map_err(|e| {
-            StreamableHttpError::Client(NetError::Connect(format!("invalid URL {uri}: {e}")))
-        })?;
+        let url = url::Url::parse(uri)
+            .map_err(|e| StreamableHttpError::Client(NetError::Connect(format!("invalid URL {uri}: {e}"))))?;
         let mut req = HttpRequest::new(method, url);
         for (k, v) in custom {
             if let Ok(v) = v.to_str() {
@@ -154,11 +143,7 @@ impl McpHttp {
     /// Sends a POST; one that could not reach the server (no connection could be opened) waits
     /// for it and goes again, within its deadline (see `reachability`); without a deadline, or
     /// once its time is up, it fails saying it was never sent.
-    async fn send_when_reachable(
-        &self,
-        req: HttpRequest,
-        deadline: Option<SendDeadline>,
-    ) -> HttpResult<HttpResponse> {
+    async fn send_when_reachable(&self, req: HttpRequest, deadline: Option<SendDeadline>) -> HttpResult<HttpResponse> {
         let mut probe = None;
         loop {
             let sent = self.send(req.clone()).await;
@@ -172,9 +157,7 @@ impl McpHttp {
                 }
             };
             self.reach.unreachable(probe.take().is_some());
-            let Some(deadline) = deadline else {
-                return Err(StreamableHttpError::Client(NetError::Unreachable(detail)));
-            };
+            let Some(deadline) = deadline else { return Err(StreamableHttpError::Client(NetError::Unreachable(detail))) };
             match self.reach.turn(&deadline).await {
                 Turn::Send(turn) => probe = Some(turn),
                 Turn::GiveUp(down) => {
@@ -188,11 +171,7 @@ impl McpHttp {
     }
 
     async fn send(&self, req: HttpRequest) -> HttpResult<HttpResponse> {
-        let response = self
-            .net
-            .send(req)
-            .await
-            .map_err(StreamableHttpError::Client)?;
+        let response = self.net.send(req).await.map_err(StreamableHttpError::Client)?;
         if let Some(id) = response.header(SESSION_HEADER) {
             if let Ok(mut s) = self.session.lock() {
                 *s = Some(id.to_string());
@@ -203,41 +182,25 @@ impl McpHttp {
 }
 
 /// Maps an unusable status to an error, reading a short body preview for the message.
-async fn status_error(
-    response: HttpResponse,
-    scope_refusal: ScopeRefusal,
-) -> StreamableHttpError<NetError> {
+async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal) -> StreamableHttpError<NetError> {
     let status = response.status;
     if status == 401 {
         if let Some(challenge) = response.header("www-authenticate") {
-            return StreamableHttpError::AuthRequired(AuthRequiredError::new(
-                challenge.to_string(),
-            ));
+            return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge.to_string()));
         }
     }
     if status == 403 {
-        if let Some((challenge, scope)) = response
-            .header("www-authenticate")
-            .and_then(|c| Some((c, scope_refusal(c)?)))
-        {
-            return StreamableHttpError::InsufficientScope(InsufficientScopeError::new(
-                challenge.to_string(),
-                scope,
-            ));
+        if let Some((challenge, scope)) = response.header("www-authenticate").and_then(|c| Some((c, scope_refusal(c)?))) {
+            return StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge.to_string(), scope));
         }
     }
-    StreamableHttpError::Client(NetError::Status {
-        status,
-        body: response.preview().await,
-    })
+    StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
 }
 
 /// Whether a 400 answering a request in a session says the server does not know the session.
 fn session_unknown(body: &str) -> bool {
     let body = body.to_ascii_lowercase();
-    body.contains("server not initialized")
-        || body.contains("no valid session")
-        || body.contains("session not found")
+    body.contains("server not initialized") || body.contains("no valid session") || body.contains("session not found")
 }
 
 fn sse_events(response: HttpResponse) -> BoxStream<'static, Result<Sse, SseError>> {
@@ -263,23 +226,13 @@ impl StreamableHttpClient for McpHttp {
             Some(Local::Accepted) => return Ok(StreamableHttpPostResponse::Accepted),
             None => {}
         }
-        let discover =
-            discover_request_id(&message).and_then(|id| Some((id, self.discover.clone()?)));
+        let discover = discover_request_id(&message).and_then(|id| Some((id, self.discover.clone()?)));
         if let Some((id, answers)) = &discover {
             if let Some(answer) = answers.known() {
-                return Ok(StreamableHttpPostResponse::Json(
-                    answer_with_id(answer, id.clone()),
-                    None,
-                ));
+                return Ok(StreamableHttpPostResponse::Json(answer_with_id(answer, id.clone()), None));
             }
         }
-        let mut req = self.request(
-            "POST",
-            &uri,
-            session_id.as_deref(),
-            auth_header,
-            custom_headers,
-        )?;
+        let mut req = self.request("POST", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.context = context_of(&message);
         // Only requests get an answer; whatever a server sends back for a notification or a
         // response (some answer 200 with a body instead of 202) is acknowledged.
@@ -309,10 +262,7 @@ impl StreamableHttpClient for McpHttp {
             if session_unknown(&body) {
                 return Err(StreamableHttpError::SessionExpired);
             }
-            return Err(StreamableHttpError::Client(NetError::Status {
-                status,
-                body,
-            }));
+            return Err(StreamableHttpError::Client(NetError::Status { status, body }));
         }
         if !(200..300).contains(&status) {
             return Err(status_error(response, self.scope_refusal).await);
@@ -331,17 +281,11 @@ impl StreamableHttpClient for McpHttp {
             return Ok(StreamableHttpPostResponse::Sse(events.boxed(), session));
         }
         if is_media(content_type.as_deref(), "application/json") {
-            let body = response
-                .bytes(JSON_LIMIT)
-                .await
-                .map_err(StreamableHttpError::Client)?;
+            let body = response.bytes(JSON_LIMIT).await.map_err(StreamableHttpError::Client)?;
             let message: ServerJsonRpcMessage = serde_json::from_slice(&body).map_err(|e| {
                 StreamableHttpError::UnexpectedServerResponse(
-                    format!(
-                        "the response is not a JSON-RPC message ({e}): {}",
-                        String::from_utf8_lossy(&body[..body.len().min(200)])
-                    )
-                    .into(),
+                    format!("the response is not a JSON-RPC message ({e}): {}", String::from_utf8_lossy(&body[..body.len().min(200)]))
+                        .into(),
                 )
             })?;
             if let Some((_, answers)) = &discover {
@@ -375,13 +319,7 @@ impl StreamableHttpClient for McpHttp {
         if self.listener.until_closed(STREAMS_CLOSE_BOUND).await {
             tokio::time::sleep(SERVER_SEES_CLOSE).await;
         }
-        let req = self.request(
-            "DELETE",
-            &uri,
-            Some(&session_id),
-            auth_header,
-            custom_headers,
-        )?;
+        let req = self.request("DELETE", &uri, Some(&session_id), auth_header, custom_headers)?;
         let response = self.send(req).await?;
         match response.status {
             200..=299 | 404 | 405 => Ok(()),
@@ -406,13 +344,7 @@ impl StreamableHttpClient for McpHttp {
             }
             Some(_) => self.listener.resumed(),
         };
-        let mut req = self.request(
-            "GET",
-            &uri,
-            session_id.as_deref(),
-            auth_header,
-            custom_headers,
-        )?;
+        let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.set_header("accept", "text/event-stream");
         if let Some(id) = last_event_id {
             req.set_header("last-event-id", id);
@@ -428,9 +360,7 @@ impl StreamableHttpClient for McpHttp {
         }
         if !is_media(response.header("content-type"), "text/event-stream") {
             self.listener.stream_refused();
-            return Err(StreamableHttpError::UnexpectedContentType(
-                response.header("content-type").map(str::to_string),
-            ));
+            return Err(StreamableHttpError::UnexpectedContentType(response.header("content-type").map(str::to_string)));
         }
         let open = self.listener.stream_opened();
         // A resumed stream carries on the wait of the request whose stream it resumes.

@@ -50,12 +50,7 @@ struct Watchdog {
 
 fn state() -> &'static Mutex<Watchdog> {
     static STATE: OnceLock<Mutex<Watchdog>> = OnceLock::new();
-    STATE.get_or_init(|| {
-        Mutex::new(Watchdog {
-            pipe: None,
-            groups: HashSet::new(),
-        })
-    })
+    STATE.get_or_init(|| Mutex::new(Watchdog { pipe: None, groups: HashSet::new() }))
 }
 
 fn launch() -> std::io::Result<ChildStdin> {
@@ -68,10 +63,7 @@ fn launch() -> std::io::Result<ChildStdin> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()?;
-    let pipe = child
-        .stdin
-        .take()
-        .ok_or_else(|| std::io::Error::other("watchdog stdin missing"))?;
+    let pipe = child.stdin.take().ok_or_else(|| std::io::Error::other("watchdog stdin missing"))?;
     // The launcher only starts the background loop and exits: reap it now.
     child.wait()?;
     Ok(pipe)

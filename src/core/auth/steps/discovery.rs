@@ -38,42 +38,15 @@ pub fn build_discovery_urls(authorization_server: &url::Url) -> Vec<(url::Url, D
     let path = authorization_server.path();
     if path == "/" || path.is_empty() {
         return vec![
-            (
-                at_path(
-                    authorization_server,
-                    "/.well-known/oauth-authorization-server",
-                ),
-                DiscoveryKind::OAuth,
-            ),
-            (
-                at_path(authorization_server, "/.well-known/openid-configuration"),
-                DiscoveryKind::Oidc,
-            ),
+            (at_path(authorization_server, "/.well-known/oauth-authorization-server"), DiscoveryKind::OAuth),
+            (at_path(authorization_server, "/.well-known/openid-configuration"), DiscoveryKind::Oidc),
         ];
     }
     let path = path.strip_suffix('/').unwrap_or(path);
     vec![
-        (
-            at_path(
-                authorization_server,
-                &format!("/.well-known/oauth-authorization-server{path}"),
-            ),
-            DiscoveryKind::OAuth,
-        ),
-        (
-            at_path(
-                authorization_server,
-                &format!("/.well-known/openid-configuration{path}"),
-            ),
-            DiscoveryKind::Oidc,
-        ),
-        (
-            at_path(
-                authorization_server,
-                &format!("{path}/.well-known/openid-configuration"),
-            ),
-            DiscoveryKind::Oidc,
-        ),
+        (at_path(authorization_server, &format!("/.well-known/oauth-authorization-server{path}")), DiscoveryKind::OAuth),
+        (at_path(authorization_server, &format!("/.well-known/openid-configuration{path}")), DiscoveryKind::Oidc),
+        (at_path(authorization_server, &format!("{path}/.well-known/openid-configuration")), DiscoveryKind::Oidc),
     ]
 }
 
@@ -103,41 +76,25 @@ async fn get_with_fallback(
     let url = explicit.unwrap_or_else(|| well_known_url(resource, kind));
     let reply = http::get(net, url, &headers).await?;
     if !explicit_given && should_fall_back(&reply, resource.path()) {
-        return Ok(http::get(
-            net,
-            at_path(resource, &format!("/.well-known/{kind}")),
-            &headers,
-        )
-        .await?);
+        return Ok(http::get(net, at_path(resource, &format!("/.well-known/{kind}")), &headers).await?);
     }
     Ok(reply)
 }
 
 fn require_fields(doc: &Value, what: &str, fields: &[&str]) -> Result<(), StepError> {
     if !doc.is_object() {
-        return Err(StepError::failed(format!(
-            "Invalid {what}: expected a JSON object"
-        )));
+        return Err(StepError::failed(format!("Invalid {what}: expected a JSON object")));
     }
-    let missing: Vec<&str> = fields
-        .iter()
-        .copied()
-        .filter(|f| doc.get(*f).is_none_or(Value::is_null))
-        .collect();
+    let missing: Vec<&str> = fields.iter().copied().filter(|f| doc.get(*f).is_none_or(Value::is_null)).collect();
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(StepError::failed(format!(
-            "Invalid {what}: missing {}",
-            missing.join(", ")
-        )))
+        Err(StepError::failed(format!("Invalid {what}: missing {}", missing.join(", "))))
     }
 }
 
 fn json_of(reply: &Reply, what: &str) -> Result<Value, StepError> {
-    reply
-        .json()
-        .map_err(|e| StepError::failed(format!("Invalid {what}: {e}")))
+    reply.json().map_err(|e| StepError::failed(format!("Invalid {what}: {e}")))
 }
 
 /// RFC 9728 protected-resource metadata of an MCP server (or at `resource_metadata_url`).
@@ -148,36 +105,19 @@ pub async fn protected_resource_metadata(
     protocol_version: Option<&str>,
 ) -> Result<Value, StepError> {
     let version = protocol_version.unwrap_or(DEFAULT_PROTOCOL_VERSION);
-    let reply = get_with_fallback(
-        net,
-        server_url,
-        "oauth-protected-resource",
-        resource_metadata_url,
-        version,
-    )
-    .await?;
+    let reply = get_with_fallback(net, server_url, "oauth-protected-resource", resource_metadata_url, version).await?;
     if reply.status == 404 {
-        return Err(StepError::failed(
-            "Resource server does not implement OAuth 2.0 Protected Resource Metadata.",
-        ));
+        return Err(StepError::failed("Resource server does not implement OAuth 2.0 Protected Resource Metadata."));
     }
     if !reply.ok() {
-        return Err(StepError::failed(format!(
-            "HTTP {} trying to load well-known OAuth protected resource metadata.",
-            reply.status
-        )));
+        return Err(StepError::failed(format!("HTTP {} trying to load well-known OAuth protected resource metadata.", reply.status)));
     }
     let doc = json_of(&reply, "protected resource metadata")?;
     require_fields(&doc, "protected resource metadata", &["resource"])?;
     Ok(doc)
 }
 
-const OAUTH_METADATA_FIELDS: &[&str] = &[
-    "issuer",
-    "authorization_endpoint",
-    "token_endpoint",
-    "response_types_supported",
-];
+const OAUTH_METADATA_FIELDS: &[&str] = &["issuer", "authorization_endpoint", "token_endpoint", "response_types_supported"];
 
 /// The legacy RFC 8414 lookup (`discoverOAuthMetadata`): `None` on 404.
 pub async fn oauth_metadata(
@@ -186,22 +126,12 @@ pub async fn oauth_metadata(
     protocol_version: Option<&str>,
 ) -> Result<Option<Value>, StepError> {
     let version = protocol_version.unwrap_or(DEFAULT_PROTOCOL_VERSION);
-    let reply = get_with_fallback(
-        net,
-        authorization_server,
-        "oauth-authorization-server",
-        None,
-        version,
-    )
-    .await?;
+    let reply = get_with_fallback(net, authorization_server, "oauth-authorization-server", None, version).await?;
     if reply.status == 404 {
         return Ok(None);
     }
     if !reply.ok() {
-        return Err(StepError::failed(format!(
-            "HTTP {} trying to load well-known OAuth metadata",
-            reply.status
-        )));
+        return Err(StepError::failed(format!("HTTP {} trying to load well-known OAuth metadata", reply.status)));
     }
     let doc = json_of(&reply, "OAuth metadata")?;
     require_fields(&doc, "OAuth metadata", OAUTH_METADATA_FIELDS)?;
@@ -219,45 +149,24 @@ pub async fn authorization_server_metadata(
 ) -> Result<Option<Value>, StepError> {
     let authorization_server = super::parse_url(expected_issuer)?;
     let version = protocol_version.unwrap_or(DEFAULT_PROTOCOL_VERSION);
-    let headers = [
-        ("MCP-Protocol-Version", version),
-        ("Accept", "application/json"),
-    ];
+    let headers = [("MCP-Protocol-Version", version), ("Accept", "application/json")];
     for (url, kind) in build_discovery_urls(&authorization_server) {
         let reply = http::get(net, url.clone(), &headers).await?;
         if !reply.ok() {
             if (400..500).contains(&reply.status) || reply.status == 502 {
                 continue;
             }
-            let what = if kind == DiscoveryKind::OAuth {
-                "OAuth"
-            } else {
-                "OpenID provider"
-            };
-            return Err(StepError::failed(format!(
-                "HTTP {} trying to load {what} metadata from {url}",
-                reply.status
-            )));
+            let what = if kind == DiscoveryKind::OAuth { "OAuth" } else { "OpenID provider" };
+            return Err(StepError::failed(format!("HTTP {} trying to load {what} metadata from {url}", reply.status)));
         }
-        let what = if kind == DiscoveryKind::OAuth {
-            "OAuth metadata"
-        } else {
-            "OpenID provider metadata"
-        };
+        let what = if kind == DiscoveryKind::OAuth { "OAuth metadata" } else { "OpenID provider metadata" };
         let doc = json_of(&reply, what)?;
         require_fields(&doc, what, OAUTH_METADATA_FIELDS)?;
         if !skip_issuer_validation {
-            let issuer = doc
-                .get("issuer")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let issuer = doc.get("issuer").and_then(Value::as_str).unwrap_or_default();
             let trimmed = expected_issuer.strip_suffix('/');
             if issuer != expected_issuer && trimmed != Some(issuer) {
-                return Err(StepError::IssuerMismatch {
-                    kind: "metadata",
-                    expected: expected_issuer.to_string(),
-                    received: Some(issuer.to_string()),
-                });
+                return Err(StepError::IssuerMismatch { kind: "metadata", expected: expected_issuer.to_string(), received: Some(issuer.to_string()) });
             }
         }
         return Ok(Some(doc));
@@ -280,16 +189,15 @@ pub async fn server_info(
     resource_metadata_url: Option<url::Url>,
     skip_issuer_validation: bool,
 ) -> Result<ServerInfo, StepError> {
-    let resource_metadata =
-        match protected_resource_metadata(net, server_url, resource_metadata_url, None).await {
-            Ok(doc) => Some(doc),
-            // A failed request (not a missing document) is not a reason to fall back.
-            Err(e @ (StepError::Net(_) | StepError::InvalidUrl(_))) => return Err(e),
-            Err(e) => {
-                tracing::debug!("no protected resource metadata for {server_url}: {e}");
-                None
-            }
-        };
+    let resource_metadata = match protected_resource_metadata(net, server_url, resource_metadata_url, None).await {
+        Ok(doc) => Some(doc),
+        // A failed request (not a missing document) is not a reason to fall back.
+        Err(e @ (StepError::Net(_) | StepError::InvalidUrl(_))) => return Err(e),
+        Err(e) => {
+            tracing::debug!("no protected resource metadata for {server_url}: {e}");
+            None
+        }
+    };
     let from_metadata = resource_metadata
         .as_ref()
         .and_then(|m| m.get("authorization_servers"))
@@ -297,16 +205,9 @@ pub async fn server_info(
         .and_then(|a| a.first())
         .and_then(Value::as_str)
         .map(str::to_string);
-    let authorization_server_url =
-        from_metadata.unwrap_or_else(|| at_path(server_url, "/").to_string());
-    let authorization_server_metadata =
-        authorization_server_metadata(net, &authorization_server_url, None, skip_issuer_validation)
-            .await?;
-    Ok(ServerInfo {
-        authorization_server_url,
-        authorization_server_metadata,
-        resource_metadata,
-    })
+    let authorization_server_url = from_metadata.unwrap_or_else(|| at_path(server_url, "/").to_string());
+    let authorization_server_metadata = authorization_server_metadata(net, &authorization_server_url, None, skip_issuer_validation).await?;
+    Ok(ServerInfo { authorization_server_url, authorization_server_metadata, resource_metadata })
 }
 
 #[cfg(test)]
@@ -314,10 +215,7 @@ mod tests {
     use super::*;
 
     fn urls(u: &str) -> Vec<(String, &'static str)> {
-        build_discovery_urls(&url::Url::parse(u).unwrap())
-            .into_iter()
-            .map(|(u, k)| (u.to_string(), k.as_str()))
-            .collect()
+        build_discovery_urls(&url::Url::parse(u).unwrap()).into_iter().map(|(u, k)| (u.to_string(), k.as_str())).collect()
     }
 
     #[test]
@@ -325,31 +223,16 @@ mod tests {
         assert_eq!(
             urls("https://as.example/"),
             vec![
-                (
-                    "https://as.example/.well-known/oauth-authorization-server".to_string(),
-                    "oauth"
-                ),
-                (
-                    "https://as.example/.well-known/openid-configuration".to_string(),
-                    "oidc"
-                ),
+                ("https://as.example/.well-known/oauth-authorization-server".to_string(), "oauth"),
+                ("https://as.example/.well-known/openid-configuration".to_string(), "oidc"),
             ]
         );
         assert_eq!(
             urls("https://as.example/tenant/"),
             vec![
-                (
-                    "https://as.example/.well-known/oauth-authorization-server/tenant".to_string(),
-                    "oauth"
-                ),
-                (
-                    "https://as.example/.well-known/openid-configuration/tenant".to_string(),
-                    "oidc"
-                ),
-                (
-                    "https://as.example/tenant/.well-known/openid-configuration".to_string(),
-                    "oidc"
-                ),
+                ("https://as.example/.well-known/oauth-authorization-server/tenant".to_string(), "oauth"),
+                ("https://as.example/.well-known/openid-configuration/tenant".to_string(), "oidc"),
+                ("https://as.example/tenant/.well-known/openid-configuration".to_string(), "oidc"),
             ]
         );
     }
@@ -357,9 +240,6 @@ mod tests {
     #[test]
     fn well_known_urls_insert_the_path_and_keep_the_query() {
         let u = url::Url::parse("http://h:1/mcp?x=1").unwrap();
-        assert_eq!(
-            well_known_url(&u, "oauth-protected-resource").as_str(),
-            "http://h:1/.well-known/oauth-protected-resource/mcp?x=1"
-        );
+        assert_eq!(well_known_url(&u, "oauth-protected-resource").as_str(), "http://h:1/.well-known/oauth-protected-resource/mcp?x=1");
     }
 }

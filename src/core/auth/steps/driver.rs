@@ -52,51 +52,27 @@ pub struct ProviderClientAuth<'a>(pub &'a dyn AuthProvider);
 
 #[async_trait]
 impl ClientAuthentication for ProviderClientAuth<'_> {
-    async fn apply(
-        &self,
-        request: TokenRequest,
-        metadata: Option<&Value>,
-    ) -> Result<TokenRequest, StepError> {
+    async fn apply(&self, request: TokenRequest, metadata: Option<&Value>) -> Result<TokenRequest, StepError> {
         let (headers, params) = Provider(self.0)
-            .add_client_authentication(
-                &request.headers,
-                &request.params,
-                request.url.as_str(),
-                metadata,
-            )
+            .add_client_authentication(&request.headers, &request.params, request.url.as_str(), metadata)
             .await
             .map_err(provider_error)?;
-        Ok(TokenRequest {
-            url: request.url,
-            headers,
-            params,
-        })
+        Ok(TokenRequest { url: request.url, headers, params })
     }
 }
 
 /// Runs the flow; an `invalid_client`/`unauthorized_client` answer forgets the client and the
 /// tokens and runs it once more, an `invalid_grant` forgets the tokens and runs it once more.
-pub async fn auth(
-    net: &NetClient,
-    provider: &dyn AuthProvider,
-    options: &AuthOptions,
-) -> Result<AuthResult, StepError> {
+pub async fn auth(net: &NetClient, provider: &dyn AuthProvider, options: &AuthOptions) -> Result<AuthResult, StepError> {
     match auth_once(net, provider, options).await {
         Err(e) => {
             let p = Provider(provider);
             match e.oauth_code() {
                 Some("invalid_client" | "unauthorized_client") => {
-                    p.invalidate_credentials("client")
-                        .await
-                        .map_err(provider_error)?;
-                    p.invalidate_credentials("tokens")
-                        .await
-                        .map_err(provider_error)?;
+                    p.invalidate_credentials("client").await.map_err(provider_error)?;
+                    p.invalidate_credentials("tokens").await.map_err(provider_error)?;
                 }
-                Some("invalid_grant") => p
-                    .invalidate_credentials("tokens")
-                    .await
-                    .map_err(provider_error)?,
+                Some("invalid_grant") => p.invalidate_credentials("tokens").await.map_err(provider_error)?,
                 _ => return Err(e),
             }
             auth_once(net, provider, options).await
@@ -126,70 +102,38 @@ pub fn resolve_client_metadata(config: &ProviderConfig) -> Value {
         _ => Default::default(),
     };
     if metadata.get("grant_types").is_none_or(Value::is_null) && config.interactive() {
-        metadata.insert(
-            "grant_types".into(),
-            json!(["authorization_code", "refresh_token"]),
-        );
+        metadata.insert("grant_types".into(), json!(["authorization_code", "refresh_token"]));
     }
     if metadata.get("application_type").is_none_or(Value::is_null) {
-        let native = metadata
-            .get("redirect_uris")
-            .and_then(Value::as_array)
-            .is_some_and(|uris| {
-                uris.iter()
-                    .filter_map(Value::as_str)
-                    .filter_map(|u| url::Url::parse(u).ok())
-                    .any(|u| {
-                        !matches!(u.scheme(), "http" | "https")
-                            || matches!(
-                                u.host_str(),
-                                Some("localhost" | "127.0.0.1" | "[::1]" | "::1")
-                            )
-                    })
-            });
-        metadata.insert(
-            "application_type".into(),
-            json!(if native { "native" } else { "web" }),
-        );
+        let native = metadata.get("redirect_uris").and_then(Value::as_array).is_some_and(|uris| {
+            uris.iter().filter_map(Value::as_str).filter_map(|u| url::Url::parse(u).ok()).any(|u| {
+                !matches!(u.scheme(), "http" | "https")
+                    || matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]" | "::1"))
+            })
+        });
+        metadata.insert("application_type".into(), json!(if native { "native" } else { "web" }));
     }
     Value::Object(metadata)
 }
 
 /// The scope to request: the caller's, else the resource's `scopes_supported`, else the
 /// client's; plus `offline_access` when the server offers it and the client refreshes.
-fn determine_scope(
-    requested: Option<&str>,
-    resource: Option<&Value>,
-    as_metadata: Option<&Value>,
-    client: &Value,
-) -> Option<String> {
+fn determine_scope(requested: Option<&str>, resource: Option<&Value>, as_metadata: Option<&Value>, client: &Value) -> Option<String> {
     let from_resource = resource
         .and_then(|r| r.get("scopes_supported"))
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "))
         .filter(|s| !s.is_empty());
     let mut scope = requested
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .or(from_resource)
-        .or_else(|| {
-            str_field(client, "scope")
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        })?;
+        .or_else(|| str_field(client, "scope").filter(|s| !s.is_empty()).map(str::to_string))?;
     let offers_offline = as_metadata
         .and_then(|m| m.get("scopes_supported"))
         .and_then(Value::as_array)
         .is_some_and(|a| a.iter().any(|v| v.as_str() == Some("offline_access")));
-    let refreshes = client
-        .get("grant_types")
-        .and_then(Value::as_array)
-        .is_some_and(|a| a.iter().any(|v| v.as_str() == Some("refresh_token")));
+    let refreshes = client.get("grant_types").and_then(Value::as_array).is_some_and(|a| a.iter().any(|v| v.as_str() == Some("refresh_token")));
     if offers_offline && refreshes && !scope.split(' ').any(|s| s == "offline_access") {
         scope.push_str(" offline_access");
     }
@@ -199,17 +143,10 @@ fn determine_scope(
 /// RFC 8707: the MCP server URL without its fragment is allowed when it lies under the
 /// resource the server declared (same origin, path prefix on segment boundaries).
 pub fn resource_allowed(requested: &url::Url, configured: &url::Url) -> bool {
-    if requested.origin() != configured.origin() || requested.path().len() < configured.path().len()
-    {
+    if requested.origin() != configured.origin() || requested.path().len() < configured.path().len() {
         return false;
     }
-    let with_slash = |p: &str| {
-        if p.ends_with('/') {
-            p.to_string()
-        } else {
-            format!("{p}/")
-        }
-    };
+    let with_slash = |p: &str| if p.ends_with('/') { p.to_string() } else { format!("{p}/") };
     with_slash(requested.path()).starts_with(&with_slash(configured.path()))
 }
 
@@ -225,20 +162,13 @@ pub async fn select_resource_url(
     default_resource.set_fragment(None);
     let declared = resource_metadata.and_then(|m| str_field(m, "resource"));
     if config.has("validateResourceURL") {
-        let chosen = Provider(provider)
-            .validate_resource_url(default_resource.as_str(), declared)
-            .await
-            .map_err(provider_error)?;
+        let chosen = Provider(provider).validate_resource_url(default_resource.as_str(), declared).await.map_err(provider_error)?;
         return chosen.map(|u| parse_url(&u)).transpose();
     }
-    let Some(declared) = declared else {
-        return Ok(None);
-    };
+    let Some(declared) = declared else { return Ok(None) };
     let configured = parse_url(declared)?;
     if !resource_allowed(&default_resource, &configured) {
-        return Err(StepError::failed(format!(
-            "Protected resource {declared} does not match expected {default_resource} (or origin)"
-        )));
+        return Err(StepError::failed(format!("Protected resource {declared} does not match expected {default_resource} (or origin)")));
     }
     Ok(Some(configured))
 }
@@ -257,110 +187,61 @@ fn discovery_state(info: &ServerInfo, resource_metadata_url: Option<&str>) -> Va
     state
 }
 
-async fn auth_once(
-    net: &NetClient,
-    provider: &dyn AuthProvider,
-    options: &AuthOptions,
-) -> Result<AuthResult, StepError> {
+async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthOptions) -> Result<AuthResult, StepError> {
     let p = Provider(provider);
     let config = p.config().await.map_err(provider_error)?;
     let client_metadata = resolve_client_metadata(&config);
     let server_url = parse_url(&options.server_url)?;
     let cached = p.discovery_state().await.map_err(provider_error)?;
-    let resource_metadata_url = options.resource_metadata_url.clone().or_else(|| {
-        cached
-            .as_ref()
-            .and_then(|c| str_field(c, "resourceMetadataUrl"))
-            .map(str::to_string)
-    });
-    let explicit_metadata_url = resource_metadata_url
-        .as_deref()
-        .map(parse_url)
-        .transpose()?;
+    let resource_metadata_url = options
+        .resource_metadata_url
+        .clone()
+        .or_else(|| cached.as_ref().and_then(|c| str_field(c, "resourceMetadataUrl")).map(str::to_string));
+    let explicit_metadata_url = resource_metadata_url.as_deref().map(parse_url).transpose()?;
 
     let mut fresh_state = None;
-    let info = match cached
-        .as_ref()
-        .and_then(|c| str_field(c, "authorizationServerUrl").map(|u| (c, u.to_string())))
-    {
+    let info = match cached.as_ref().and_then(|c| str_field(c, "authorizationServerUrl").map(|u| (c, u.to_string()))) {
         Some((cached, authorization_server_url)) => {
-            let cached_as = cached
-                .get("authorizationServerMetadata")
-                .filter(|v| !v.is_null())
-                .cloned();
-            let cached_rs = cached
-                .get("resourceMetadata")
-                .filter(|v| !v.is_null())
-                .cloned();
+            let cached_as = cached.get("authorizationServerMetadata").filter(|v| !v.is_null()).cloned();
+            let cached_rs = cached.get("resourceMetadata").filter(|v| !v.is_null()).cloned();
             let authorization_server_metadata = match &cached_as {
                 Some(m) => Some(m.clone()),
                 None => {
-                    discovery::authorization_server_metadata(
-                        net,
-                        &authorization_server_url,
-                        None,
-                        options.skip_issuer_metadata_validation,
-                    )
-                    .await?
+                    discovery::authorization_server_metadata(net, &authorization_server_url, None, options.skip_issuer_metadata_validation)
+                        .await?
                 }
             };
             let resource_metadata = match &cached_rs {
                 Some(m) => Some(m.clone()),
-                None => match discovery::protected_resource_metadata(
-                    net,
-                    &server_url,
-                    explicit_metadata_url.clone(),
-                    None,
-                )
-                .await
-                {
+                None => match discovery::protected_resource_metadata(net, &server_url, explicit_metadata_url.clone(), None).await {
                     Ok(m) => Some(m),
                     Err(e @ StepError::InvalidUrl(_)) => return Err(e),
                     Err(_) => None,
                 },
             };
-            let info = ServerInfo {
-                authorization_server_url,
-                authorization_server_metadata,
-                resource_metadata,
-            };
+            let info = ServerInfo { authorization_server_url, authorization_server_metadata, resource_metadata };
             if cached_as.is_none() || cached_rs.is_none() {
-                p.save_discovery_state(discovery_state(&info, resource_metadata_url.as_deref()))
-                    .await
-                    .map_err(provider_error)?;
+                p.save_discovery_state(discovery_state(&info, resource_metadata_url.as_deref())).await.map_err(provider_error)?;
             }
             info
         }
         None => {
-            let info = discovery::server_info(
-                net,
-                &server_url,
-                explicit_metadata_url.clone(),
-                options.skip_issuer_metadata_validation,
-            )
-            .await?;
+            let info = discovery::server_info(net, &server_url, explicit_metadata_url.clone(), options.skip_issuer_metadata_validation).await?;
             fresh_state = Some(discovery_state(&info, resource_metadata_url.as_deref()));
             info
         }
     };
     let metadata = info.authorization_server_metadata.as_ref();
     let authorization_server = parse_url(&info.authorization_server_url)?;
-    let issuer = metadata
-        .and_then(|m| str_field(m, "issuer"))
-        .map(str::to_string)
-        .unwrap_or_else(|| info.authorization_server_url.clone());
+    let issuer = metadata.and_then(|m| str_field(m, "issuer")).map(str::to_string).unwrap_or_else(|| info.authorization_server_url.clone());
     if config.has("saveAuthorizationServerUrl") {
-        p.save_authorization_server_url(&issuer)
-            .await
-            .map_err(provider_error)?;
+        p.save_authorization_server_url(&issuer).await.map_err(provider_error)?;
     }
 
     if options.authorization_code.is_some() {
         // The code must go to the authorization server the user was sent to.
         let recorded = cached.as_ref().and_then(|c| {
-            c.get("authorizationServerMetadata")
-                .and_then(|m| str_field(m, "issuer"))
-                .or_else(|| str_field(c, "authorizationServerUrl"))
+            c.get("authorizationServerMetadata").and_then(|m| str_field(m, "issuer")).or_else(|| str_field(c, "authorizationServerUrl"))
         });
         match recorded {
             None if config.has("saveDiscoveryState") => {
@@ -376,44 +257,18 @@ async fn auth_once(
         }
     }
     if let Some(state) = fresh_state {
-        p.save_discovery_state(state)
-            .await
-            .map_err(provider_error)?;
+        p.save_discovery_state(state).await.map_err(provider_error)?;
     }
 
-    let resource = select_resource_url(
-        &server_url,
-        provider,
-        &config,
-        info.resource_metadata.as_ref(),
-    )
-    .await?;
+    let resource = select_resource_url(&server_url, provider, &config, info.resource_metadata.as_ref()).await?;
     if let Some(resource) = &resource {
         if config.has("saveResourceUrl") {
-            p.save_resource_url(resource.as_str())
-                .await
-                .map_err(provider_error)?;
+            p.save_resource_url(resource.as_str()).await.map_err(provider_error)?;
         }
     }
-    let scope = determine_scope(
-        options.scope.as_deref(),
-        info.resource_metadata.as_ref(),
-        metadata,
-        &config.client_metadata,
-    );
+    let scope = determine_scope(options.scope.as_deref(), info.resource_metadata.as_ref(), metadata, &config.client_metadata);
 
-    let client = client_identity(
-        net,
-        &p,
-        &config,
-        &client_metadata,
-        &authorization_server,
-        metadata,
-        &issuer,
-        scope.as_deref(),
-        options,
-    )
-    .await?;
+    let client = client_identity(net, &p, &config, &client_metadata, &authorization_server, metadata, &issuer, scope.as_deref(), options).await?;
 
     let custom_auth = ProviderClientAuth(provider);
     let call = TokenCall {
@@ -422,9 +277,7 @@ async fn auth_once(
         metadata,
         client_information: Some(&client),
         resource: resource.as_ref(),
-        client_auth: config
-            .has("addClientAuthentication")
-            .then_some(&custom_auth as &dyn ClientAuthentication),
+        client_auth: config.has("addClientAuthentication").then_some(&custom_auth as &dyn ClientAuthentication),
     };
 
     if options.authorization_code.is_some() || !config.interactive() {
@@ -434,11 +287,7 @@ async fn auth_once(
     }
 
     let tokens = unless_other_issuer(p.tokens().await.map_err(provider_error)?, &issuer);
-    if let Some(refresh_token) = tokens
-        .as_ref()
-        .and_then(|t| str_field(t, "refresh_token"))
-        .filter(|_| !options.force_reauthorization)
-    {
+    if let Some(refresh_token) = tokens.as_ref().and_then(|t| str_field(t, "refresh_token")).filter(|_| !options.force_reauthorization) {
         match token::refresh_authorization(&call, refresh_token).await {
             Ok(fresh) => {
                 save_tokens(&p, fresh, &issuer).await?;
@@ -447,9 +296,7 @@ async fn auth_once(
             Err(e @ StepError::InsecureTokenEndpoint(_)) => return Err(e),
             // A refused refresh falls through to a new authorization; only OAuth errors
             // other than `server_error` are final.
-            Err(e @ StepError::OAuth { .. }) if e.oauth_code() != Some("server_error") => {
-                return Err(e)
-            }
+            Err(e @ StepError::OAuth { .. }) if e.oauth_code() != Some("server_error") => return Err(e),
             Err(e) => tracing::debug!("OAuth refresh failed, authorizing again: {e}"),
         }
     }
@@ -457,11 +304,7 @@ async fn auth_once(
     if options.no_redirect {
         return Ok(AuthResult::Redirect);
     }
-    let state = if config.has("state") {
-        p.state().await.map_err(provider_error)?
-    } else {
-        None
-    };
+    let state = if config.has("state") { p.state().await.map_err(provider_error)? } else { None };
     let client_id = str_field(&client, "client_id").unwrap_or_default();
     let authorization = token::start_authorization(
         &authorization_server,
@@ -474,12 +317,8 @@ async fn auth_once(
             resource: resource.as_ref(),
         },
     )?;
-    p.save_code_verifier(&authorization.code_verifier)
-        .await
-        .map_err(provider_error)?;
-    p.redirect_to_authorization(authorization.url.as_str())
-        .await
-        .map_err(provider_error)?;
+    p.save_code_verifier(&authorization.code_verifier).await.map_err(provider_error)?;
+    p.redirect_to_authorization(authorization.url.as_str()).await.map_err(provider_error)?;
     Ok(AuthResult::Redirect)
 }
 
@@ -497,28 +336,20 @@ async fn client_identity(
     scope: Option<&str>,
     options: &AuthOptions,
 ) -> Result<Value, StepError> {
-    let stored = unless_other_issuer(
-        p.client_information().await.map_err(provider_error)?,
-        issuer,
-    );
+    let stored = unless_other_issuer(p.client_information().await.map_err(provider_error)?, issuer);
     if let Some(mut client) = stored {
         if str_field(&client, "issuer").is_none() {
             if let Some(obj) = client.as_object_mut() {
                 obj.insert("issuer".into(), json!(issuer));
             }
-            p.save_client_information(client.clone())
-                .await
-                .map_err(provider_error)?;
+            p.save_client_information(client.clone()).await.map_err(provider_error)?;
         }
         return Ok(client);
     }
     if options.authorization_code.is_some() {
-        return Err(StepError::failed(
-            "Existing OAuth client information is required when exchanging an authorization code",
-        ));
+        return Err(StepError::failed("Existing OAuth client information is required when exchanging an authorization code"));
     }
-    let cimd_supported = metadata.and_then(|m| m.get("client_id_metadata_document_supported"))
-        == Some(&Value::Bool(true));
+    let cimd_supported = metadata.and_then(|m| m.get("client_id_metadata_document_supported")) == Some(&Value::Bool(true));
     if let Some(url) = &config.client_metadata_url {
         let valid = url::Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.path() != "/");
         if !valid {
@@ -530,21 +361,16 @@ async fn client_identity(
         }
         if cimd_supported {
             let client = json!({ "client_id": url, "issuer": issuer });
-            p.save_client_information(client.clone())
-                .await
-                .map_err(provider_error)?;
+            p.save_client_information(client.clone()).await.map_err(provider_error)?;
             return Ok(client);
         }
     }
     let client_metadata = with_supported_auth_method(client_metadata, metadata);
-    let mut client =
-        register_client(net, authorization_server, metadata, &client_metadata, scope).await?;
+    let mut client = register_client(net, authorization_server, metadata, &client_metadata, scope).await?;
     if let Some(obj) = client.as_object_mut() {
         obj.insert("issuer".into(), json!(issuer));
     }
-    p.save_client_information(client.clone())
-        .await
-        .map_err(provider_error)?;
+    p.save_client_information(client.clone()).await.map_err(provider_error)?;
     Ok(client)
 }
 
@@ -559,15 +385,11 @@ fn with_supported_auth_method(client_metadata: &Value, metadata: Option<&Value>)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     // RFC 7591 §2: an absent method means client_secret_basic.
-    let asked =
-        str_field(client_metadata, "token_endpoint_auth_method").unwrap_or("client_secret_basic");
+    let asked = str_field(client_metadata, "token_endpoint_auth_method").unwrap_or("client_secret_basic");
     if supported.is_empty() || supported.contains(&asked) {
         return client_metadata.clone();
     }
-    let chosen = ["client_secret_basic", "client_secret_post"]
-        .into_iter()
-        .find(|m| supported.contains(m))
-        .unwrap_or(supported[0]);
+    let chosen = ["client_secret_basic", "client_secret_post"].into_iter().find(|m| supported.contains(m)).unwrap_or(supported[0]);
     let mut adjusted = client_metadata.clone();
     if let Some(obj) = adjusted.as_object_mut() {
         obj.insert("token_endpoint_auth_method".into(), json!(chosen));
@@ -587,28 +409,20 @@ async fn fetch_token(
     if options.authorization_code.is_some() {
         token::validate_authorization_response_issuer(options.iss.as_deref(), call.metadata)?;
     }
-    let scope = scope
-        .map(str::to_string)
-        .or_else(|| str_field(&config.client_metadata, "scope").map(str::to_string));
+    let scope = scope.map(str::to_string).or_else(|| str_field(&config.client_metadata, "scope").map(str::to_string));
     let mut params = None;
     if config.has("prepareTokenRequest") {
-        params = p
-            .prepare_token_request(scope.as_deref())
-            .await
-            .map_err(provider_error)?;
+        params = p.prepare_token_request(scope.as_deref()).await.map_err(provider_error)?;
     }
     let params = match params {
         Some(params) => params,
         None => {
-            let code = options.authorization_code.as_deref().ok_or_else(|| {
-                StepError::failed(
-                    "Either provider.prepareTokenRequest() or authorizationCode is required",
-                )
-            })?;
+            let code = options
+                .authorization_code
+                .as_deref()
+                .ok_or_else(|| StepError::failed("Either provider.prepareTokenRequest() or authorizationCode is required"))?;
             if !config.interactive() {
-                return Err(StepError::failed(
-                    "redirectUrl is required for authorization_code flow",
-                ));
+                return Err(StepError::failed("redirectUrl is required for authorization_code flow"));
             }
             let verifier = p.code_verifier().await.map_err(provider_error)?;
             token::authorization_code_params(code, &verifier, &config.redirect_url)
@@ -621,8 +435,7 @@ async fn save_tokens(p: &Provider<'_>, mut tokens: Value, issuer: &str) -> Resul
     if let Some(obj) = tokens.as_object_mut() {
         obj.insert("issuer".into(), json!(issuer));
         // When they arrived, so that expiry can be checked later (see `store.rs`).
-        obj.entry(crate::core::auth::store::OBTAINED_AT)
-            .or_insert(json!(crate::core::auth::store::now_secs()));
+        obj.entry(crate::core::auth::store::OBTAINED_AT).or_insert(json!(crate::core::auth::store::now_secs()));
     }
     p.save_tokens(tokens).await.map_err(provider_error)
 }
@@ -644,50 +457,23 @@ mod tests {
     fn registration_asks_for_an_auth_method_the_server_supports() {
         let none = json!({ "token_endpoint_auth_method": "none" });
         let method = |client: &Value, supported: Value| {
-            with_supported_auth_method(
-                client,
-                Some(&json!({ "token_endpoint_auth_methods_supported": supported })),
-            )["token_endpoint_auth_method"]
-                .clone()
+            with_supported_auth_method(client, Some(&json!({ "token_endpoint_auth_methods_supported": supported })))["token_endpoint_auth_method"].clone()
         };
-        assert_eq!(
-            method(&none, json!(["none", "client_secret_basic"])),
-            json!("none")
-        );
-        assert_eq!(
-            method(&none, json!(["client_secret_post", "client_secret_basic"])),
-            json!("client_secret_basic")
-        );
-        assert_eq!(
-            method(&none, json!(["client_secret_post"])),
-            json!("client_secret_post")
-        );
+        assert_eq!(method(&none, json!(["none", "client_secret_basic"])), json!("none"));
+        assert_eq!(method(&none, json!(["client_secret_post", "client_secret_basic"])), json!("client_secret_basic"));
+        assert_eq!(method(&none, json!(["client_secret_post"])), json!("client_secret_post"));
         assert_eq!(method(&json!({}), json!(["none"])), json!("none"));
-        assert_eq!(
-            with_supported_auth_method(&none, None),
-            none,
-            "nothing listed: unchanged"
-        );
+        assert_eq!(with_supported_auth_method(&none, None), none, "nothing listed: unchanged");
     }
 
     #[test]
     fn scope_prefers_request_then_resource_then_client_and_adds_offline_access() {
-        let client =
-            json!({ "scope": "c", "grant_types": ["authorization_code", "refresh_token"] });
+        let client = json!({ "scope": "c", "grant_types": ["authorization_code", "refresh_token"] });
         let rs = json!({ "scopes_supported": ["r1", "r2"] });
         let as_meta = json!({ "scopes_supported": ["offline_access"] });
-        assert_eq!(
-            determine_scope(Some("x"), Some(&rs), None, &client).as_deref(),
-            Some("x")
-        );
-        assert_eq!(
-            determine_scope(None, Some(&rs), None, &client).as_deref(),
-            Some("r1 r2")
-        );
-        assert_eq!(
-            determine_scope(None, None, Some(&as_meta), &client).as_deref(),
-            Some("c offline_access")
-        );
+        assert_eq!(determine_scope(Some("x"), Some(&rs), None, &client).as_deref(), Some("x"));
+        assert_eq!(determine_scope(None, Some(&rs), None, &client).as_deref(), Some("r1 r2"));
+        assert_eq!(determine_scope(None, None, Some(&as_meta), &client).as_deref(), Some("c offline_access"));
         assert_eq!(determine_scope(None, None, None, &json!({})), None);
     }
 }

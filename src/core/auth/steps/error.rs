@@ -9,24 +9,12 @@ use crate::core::net::NetError;
 pub enum StepError {
     /// The authorization server answered with an OAuth error (`error`, `error_description`, `error_uri`).
     #[error("{description}")]
-    OAuth {
-        code: String,
-        description: String,
-        uri: Option<String>,
-    },
+    OAuth { code: String, description: String, uri: Option<String> },
     /// RFC 8414 §3.3 (`metadata`) or RFC 9207 (`authorization_response`) issuer check failed.
     #[error("Issuer mismatch in {}: expected {}, received {}", if *kind == "metadata" { "authorization server metadata (RFC 8414 §3.3)" } else { "authorization response (RFC 9207)" }, json!(expected), received.as_ref().map(|r| json!(r).to_string()).unwrap_or_else(|| "undefined".into()))]
-    IssuerMismatch {
-        kind: &'static str,
-        expected: String,
-        received: Option<String>,
-    },
+    IssuerMismatch { kind: &'static str, expected: String, received: Option<String> },
     #[error("Dynamic Client Registration rejected (HTTP {status}): {body}")]
-    RegistrationRejected {
-        status: u16,
-        body: String,
-        submitted: Value,
-    },
+    RegistrationRejected { status: u16, body: String, submitted: Value },
     #[error("Refusing to send credentials to non-https token endpoint '{0}'. OAuth token requests MUST use TLS (localhost / 127.0.0.1 / ::1 are exempt).")]
     InsecureTokenEndpoint(String),
     #[error("Authorization server changed between redirect and callback (redirected to {}, callback resolved {}); refusing to send authorization_code/code_verifier to a different token endpoint", json!(recorded), json!(current))]
@@ -68,40 +56,22 @@ impl StepError {
     pub fn to_json(&self) -> Value {
         let message = self.to_string();
         match self {
-            StepError::OAuth { code, uri, .. } => {
-                json!({ "kind": "OAuthError", "message": message, "code": code, "errorUri": uri })
-            }
-            StepError::IssuerMismatch {
-                kind,
-                expected,
-                received,
-            } => {
+            StepError::OAuth { code, uri, .. } => json!({ "kind": "OAuthError", "message": message, "code": code, "errorUri": uri }),
+            StepError::IssuerMismatch { kind, expected, received } => {
                 json!({ "kind": "IssuerMismatchError", "message": message, "issuerKind": kind, "expected": expected, "received": received })
             }
-            StepError::RegistrationRejected {
-                status,
-                body,
-                submitted,
-            } => {
+            StepError::RegistrationRejected { status, body, submitted } => {
                 json!({ "kind": "RegistrationRejectedError", "message": message, "status": status, "body": body, "submittedMetadata": submitted })
             }
-            StepError::InsecureTokenEndpoint(url) => {
-                json!({ "kind": "InsecureTokenEndpointError", "message": message, "tokenEndpoint": url })
-            }
+            StepError::InsecureTokenEndpoint(url) => json!({ "kind": "InsecureTokenEndpointError", "message": message, "tokenEndpoint": url }),
             StepError::AuthorizationServerMismatch { recorded, current } => {
                 json!({ "kind": "AuthorizationServerMismatchError", "message": message, "recordedIssuer": recorded, "currentIssuer": current })
             }
             StepError::InvalidUrl(_) => json!({ "kind": "TypeError", "message": message }),
-            StepError::Net(NetError::Policy { id, .. }) => {
-                json!({ "kind": "Error", "message": message, "policyId": id })
-            }
+            StepError::Net(NetError::Policy { id, .. }) => json!({ "kind": "Error", "message": message, "policyId": id }),
             StepError::Net(NetError::Fetch(_)) => json!({ "kind": "Error", "message": message }),
-            StepError::Net(_) => {
-                json!({ "kind": "TypeError", "message": format!("fetch failed: {message}") })
-            }
-            StepError::Provider(_) | StepError::Failed(_) => {
-                json!({ "kind": "Error", "message": message })
-            }
+            StepError::Net(_) => json!({ "kind": "TypeError", "message": format!("fetch failed: {message}") }),
+            StepError::Provider(_) | StepError::Failed(_) => json!({ "kind": "Error", "message": message }),
         }
     }
 }

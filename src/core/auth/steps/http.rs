@@ -39,19 +39,12 @@ pub async fn send(net: &NetClient, request: HttpRequest) -> Result<Reply, NetErr
         let body = response.bytes(MAX_BODY).await?;
         Ok::<_, NetError>(Reply { status, body })
     };
-    tokio::time::timeout(TIMEOUT, exchange).await.map_err(|_| {
-        NetError::Timeout(format!(
-            "the OAuth request to {url} timed out after {} s",
-            TIMEOUT.as_secs()
-        ))
-    })?
+    tokio::time::timeout(TIMEOUT, exchange)
+        .await
+        .map_err(|_| NetError::Timeout(format!("the OAuth request to {url} timed out after {} s", TIMEOUT.as_secs())))?
 }
 
-pub async fn get(
-    net: &NetClient,
-    url: url::Url,
-    headers: &[(&str, &str)],
-) -> Result<Reply, NetError> {
+pub async fn get(net: &NetClient, url: url::Url, headers: &[(&str, &str)]) -> Result<Reply, NetError> {
     let mut request = HttpRequest::new("GET", url);
     for (k, v) in headers {
         request.set_header(k, *v);

@@ -23,6 +23,5 @@ pub fn parse_url(value: &str) -> Result<url::Url, StepError> {
 
 /// `new URL(path, base)`.
 pub fn join_url(base: &url::Url, path: &str) -> Result<url::Url, StepError> {
-    base.join(path)
-        .map_err(|e| StepError::InvalidUrl(format!("Invalid URL {path:?} against {base}: {e}")))
+    base.join(path).map_err(|e| StepError::InvalidUrl(format!("Invalid URL {path:?} against {base}: {e}")))
 }

@@ -20,11 +20,7 @@ pub async fn register_client(
             let endpoint = m
                 .get("registration_endpoint")
                 .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    StepError::failed(
-                        "Incompatible auth server: does not support dynamic client registration",
-                    )
-                })?;
+                .ok_or_else(|| StepError::failed("Incompatible auth server: does not support dynamic client registration"))?;
             parse_url(endpoint)?
         }
         None => join_url(authorization_server, "/register")?,
@@ -34,26 +30,14 @@ pub async fn register_client(
         obj.insert("scope".into(), Value::String(scope.to_string()));
     }
     let mut request = HttpRequest::new("POST", url).header("Content-Type", "application/json");
-    request.body = Some(
-        serde_json::to_vec(&submitted)
-            .map_err(|e| StepError::failed(e.to_string()))?
-            .into(),
-    );
+    request.body = Some(serde_json::to_vec(&submitted).map_err(|e| StepError::failed(e.to_string()))?.into());
     let reply = http::send(net, request).await?;
     if !reply.ok() {
-        return Err(StepError::RegistrationRejected {
-            status: reply.status,
-            body: reply.text(),
-            submitted,
-        });
+        return Err(StepError::RegistrationRejected { status: reply.status, body: reply.text(), submitted });
     }
-    let info = reply
-        .json()
-        .map_err(|e| StepError::failed(format!("Invalid client registration response: {e}")))?;
+    let info = reply.json().map_err(|e| StepError::failed(format!("Invalid client registration response: {e}")))?;
     if info.get("client_id").and_then(Value::as_str).is_none() {
-        return Err(StepError::failed(
-            "Invalid client registration response: client_id is missing",
-        ));
+        return Err(StepError::failed("Invalid client registration response: client_id is missing"));
     }
     Ok(info)
 }

@@ -25,11 +25,9 @@ impl TokenRequest {
             Some(i) => {
                 self.params[i].1 = value;
                 let mut n = 0;
-                self.params.retain(|(k, _)| {
-                    k != key || {
-                        n += 1;
-                        n == 1
-                    }
+                self.params.retain(|(k, _)| k != key || {
+                    n += 1;
+                    n == 1
                 });
             }
             None => self.params.push((key.to_string(), value)),
@@ -45,11 +43,7 @@ impl TokenRequest {
 /// The provider's `addClientAuthentication(headers, params, url, metadata)`.
 #[async_trait]
 pub trait ClientAuthentication: Send + Sync {
-    async fn apply(
-        &self,
-        request: TokenRequest,
-        metadata: Option<&Value>,
-    ) -> Result<TokenRequest, StepError>;
+    async fn apply(&self, request: TokenRequest, metadata: Option<&Value>) -> Result<TokenRequest, StepError>;
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -70,11 +64,7 @@ pub fn select_client_auth_method(client: &Value, supported: &[String]) -> &'stat
     }
     let offers = |m: &str| supported.iter().any(|s| s == m);
     if supported.is_empty() {
-        return if has_secret {
-            "client_secret_basic"
-        } else {
-            "none"
-        };
+        return if has_secret { "client_secret_basic" } else { "none" };
     }
     if has_secret && offers("client_secret_basic") {
         return "client_secret_basic";
@@ -92,22 +82,13 @@ pub fn select_client_auth_method(client: &Value, supported: &[String]) -> &'stat
     }
 }
 
-fn apply_client_authentication(
-    method: &str,
-    client: &Value,
-    request: &mut TokenRequest,
-) -> Result<(), StepError> {
-    let client_id = str_field(client, "client_id")
-        .unwrap_or_default()
-        .to_string();
+fn apply_client_authentication(method: &str, client: &Value, request: &mut TokenRequest) -> Result<(), StepError> {
+    let client_id = str_field(client, "client_id").unwrap_or_default().to_string();
     let secret = str_field(client, "client_secret").map(str::to_string);
     match method {
         "client_secret_basic" => {
-            let secret = secret.ok_or_else(|| {
-                StepError::failed("client_secret_basic authentication requires a client_secret")
-            })?;
-            let credentials =
-                base64::engine::general_purpose::STANDARD.encode(format!("{client_id}:{secret}"));
+            let secret = secret.ok_or_else(|| StepError::failed("client_secret_basic authentication requires a client_secret"))?;
+            let credentials = base64::engine::general_purpose::STANDARD.encode(format!("{client_id}:{secret}"));
             request.set_header("Authorization", format!("Basic {credentials}"));
         }
         "client_secret_post" => {
@@ -125,12 +106,7 @@ fn supported_auth_methods(metadata: Option<&Value>) -> Vec<String> {
     metadata
         .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default()
 }
 
@@ -145,10 +121,7 @@ fn is_loopback_host(url: &url::Url) -> bool {
 }
 
 /// The token endpoint: from metadata, else `/token` on the authorization server; TLS required.
-pub fn token_endpoint(
-    authorization_server: &url::Url,
-    metadata: Option<&Value>,
-) -> Result<url::Url, StepError> {
+pub fn token_endpoint(authorization_server: &url::Url, metadata: Option<&Value>) -> Result<url::Url, StepError> {
     let url = match metadata.and_then(|m| str_field(m, "token_endpoint")) {
         Some(endpoint) => parse_url(endpoint)?,
         None => join_url(authorization_server, "/token")?,
@@ -170,18 +143,12 @@ pub struct TokenCall<'a> {
 }
 
 /// Sends a token request with grant `params` and returns the token response.
-pub async fn execute(
-    call: &TokenCall<'_>,
-    params: Vec<(String, String)>,
-) -> Result<Value, StepError> {
+pub async fn execute(call: &TokenCall<'_>, params: Vec<(String, String)>) -> Result<Value, StepError> {
     let url = token_endpoint(call.authorization_server, call.metadata)?;
     let mut request = TokenRequest {
         url,
         headers: vec![
-            (
-                "Content-Type".into(),
-                "application/x-www-form-urlencoded".into(),
-            ),
+            ("Content-Type".into(), "application/x-www-form-urlencoded".into()),
             ("Accept".into(), "application/json".into()),
         ],
         params,
@@ -195,9 +162,7 @@ pub async fn execute(
         let method = select_client_auth_method(client, &supported_auth_methods(call.metadata));
         apply_client_authentication(method, client, &mut request)?;
     }
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(request.params.iter())
-        .finish();
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(request.params.iter()).finish();
     let mut http_request = HttpRequest::new("POST", request.url.clone());
     for (k, v) in &request.headers {
         http_request.set_header(k, v.clone());
@@ -214,77 +179,47 @@ pub async fn execute(
     if tokens.get("error").is_some() {
         return Err(parse_error_response(None, &tokens.to_string()));
     }
-    Err(StepError::failed(format!(
-        "Invalid token response (access_token and token_type are required): {tokens}"
-    )))
+    Err(StepError::failed(format!("Invalid token response (access_token and token_type are required): {tokens}")))
 }
 
 /// An OAuth error response (RFC 6749 §5.2) as an `OAuth` error; anything else becomes a
 /// `server_error` carrying the status and the raw body.
 pub fn parse_error_response(status: Option<u16>, body: &str) -> StepError {
-    let parsed = serde_json::from_str::<Value>(body)
-        .map_err(|e| e.to_string())
-        .and_then(|v| {
-            let code = str_field(&v, "error")
-                .ok_or_else(|| "the `error` field is missing or not a string".to_string())?
-                .to_string();
-            let opt = |k: &str| match v.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(format!("the `{k}` field is not a string")),
-            };
-            Ok((code, opt("error_description")?, opt("error_uri")?))
-        });
+    let parsed = serde_json::from_str::<Value>(body).map_err(|e| e.to_string()).and_then(|v| {
+        let code = str_field(&v, "error").ok_or_else(|| "the `error` field is missing or not a string".to_string())?.to_string();
+        let opt = |k: &str| match v.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("the `{k}` field is not a string")),
+        };
+        Ok((code, opt("error_description")?, opt("error_uri")?))
+    });
     match parsed {
-        Ok((code, description, uri)) => StepError::OAuth {
-            description: description.unwrap_or_else(|| code.clone()),
-            code,
-            uri,
-        },
+        Ok((code, description, uri)) => StepError::OAuth { description: description.unwrap_or_else(|| code.clone()), code, uri },
         Err(e) => {
             let prefix = status.map(|s| format!("HTTP {s}: ")).unwrap_or_default();
-            StepError::OAuth {
-                code: "server_error".into(),
-                description: format!("{prefix}Invalid OAuth error response: {e}. Raw body: {body}"),
-                uri: None,
-            }
+            StepError::OAuth { code: "server_error".into(), description: format!("{prefix}Invalid OAuth error response: {e}. Raw body: {body}"), uri: None }
         }
     }
 }
 
 /// RFC 9207 §2.4: the callback's `iss` must equal the metadata's issuer (and is required when
 /// the server advertises it). No metadata issuer: nothing to compare with.
-pub fn validate_authorization_response_issuer(
-    iss: Option<&str>,
-    metadata: Option<&Value>,
-) -> Result<(), StepError> {
-    let Some(expected) = metadata.and_then(|m| str_field(m, "issuer")) else {
-        return Ok(());
-    };
-    let advertised = metadata.and_then(|m| m.get("authorization_response_iss_parameter_supported"))
-        == Some(&Value::Bool(true));
+pub fn validate_authorization_response_issuer(iss: Option<&str>, metadata: Option<&Value>) -> Result<(), StepError> {
+    let Some(expected) = metadata.and_then(|m| str_field(m, "issuer")) else { return Ok(()) };
+    let advertised = metadata.and_then(|m| m.get("authorization_response_iss_parameter_supported")) == Some(&Value::Bool(true));
     match iss {
-        None if advertised => Err(StepError::IssuerMismatch {
-            kind: "authorization_response",
-            expected: expected.into(),
-            received: None,
-        }),
+        None if advertised => Err(StepError::IssuerMismatch { kind: "authorization_response", expected: expected.into(), received: None }),
         None => Ok(()),
-        Some(iss) if iss != expected => Err(StepError::IssuerMismatch {
-            kind: "authorization_response",
-            expected: expected.into(),
-            received: Some(iss.into()),
-        }),
+        Some(iss) if iss != expected => {
+            Err(StepError::IssuerMismatch { kind: "authorization_response", expected: expected.into(), received: Some(iss.into()) })
+        }
         Some(_) => Ok(()),
     }
 }
 
 /// The authorization code grant's parameters.
-pub fn authorization_code_params(
-    code: &str,
-    verifier: &str,
-    redirect_uri: &str,
-) -> Vec<(String, String)> {
+pub fn authorization_code_params(code: &str, verifier: &str, redirect_uri: &str) -> Vec<(String, String)> {
     vec![
         ("grant_type".into(), "authorization_code".into()),
         ("code".into(), code.into()),
@@ -293,30 +228,14 @@ pub fn authorization_code_params(
     ]
 }
 
-pub async fn exchange_authorization(
-    call: &TokenCall<'_>,
-    code: &str,
-    iss: Option<&str>,
-    verifier: &str,
-    redirect_uri: &str,
-) -> Result<Value, StepError> {
+pub async fn exchange_authorization(call: &TokenCall<'_>, code: &str, iss: Option<&str>, verifier: &str, redirect_uri: &str) -> Result<Value, StepError> {
     validate_authorization_response_issuer(iss, call.metadata)?;
-    execute(
-        call,
-        authorization_code_params(code, verifier, redirect_uri),
-    )
-    .await
+    execute(call, authorization_code_params(code, verifier, redirect_uri)).await
 }
 
 /// A refresh; the old refresh token is kept when the server does not rotate it.
-pub async fn refresh_authorization(
-    call: &TokenCall<'_>,
-    refresh_token: &str,
-) -> Result<Value, StepError> {
-    let params = vec![
-        ("grant_type".into(), "refresh_token".into()),
-        ("refresh_token".into(), refresh_token.into()),
-    ];
+pub async fn refresh_authorization(call: &TokenCall<'_>, refresh_token: &str) -> Result<Value, StepError> {
+    let params = vec![("grant_type".into(), "refresh_token".into()), ("refresh_token".into(), refresh_token.into())];
     let tokens = execute(call, params).await?;
     let mut merged = Map::new();
     merged.insert("refresh_token".into(), json!(refresh_token));
@@ -341,33 +260,20 @@ pub struct AuthorizationParams<'a> {
     pub resource: Option<&'a url::Url>,
 }
 
-pub fn start_authorization(
-    authorization_server: &url::Url,
-    p: &AuthorizationParams<'_>,
-) -> Result<Authorization, StepError> {
+pub fn start_authorization(authorization_server: &url::Url, p: &AuthorizationParams<'_>) -> Result<Authorization, StepError> {
     let mut url = match p.metadata {
         Some(metadata) => {
-            let endpoint = str_field(metadata, "authorization_endpoint").ok_or_else(|| {
-                StepError::failed(
-                    "Incompatible auth server: metadata has no authorization_endpoint",
-                )
-            })?;
+            let endpoint = str_field(metadata, "authorization_endpoint")
+                .ok_or_else(|| StepError::failed("Incompatible auth server: metadata has no authorization_endpoint"))?;
             let url = parse_url(endpoint)?;
             let listed = |key: &str, want: &str| {
-                metadata
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().any(|v| v.as_str() == Some(want)))
+                metadata.get(key).and_then(Value::as_array).map(|a| a.iter().any(|v| v.as_str() == Some(want)))
             };
             if listed("response_types_supported", "code") != Some(true) {
-                return Err(StepError::failed(
-                    "Incompatible auth server: does not support response type code",
-                ));
+                return Err(StepError::failed("Incompatible auth server: does not support response type code"));
             }
             if listed("code_challenge_methods_supported", "S256") == Some(false) {
-                return Err(StepError::failed(
-                    "Incompatible auth server: does not support code challenge method S256",
-                ));
+                return Err(StepError::failed("Incompatible auth server: does not support code challenge method S256"));
             }
             url
         }
@@ -390,9 +296,7 @@ pub fn start_authorization(
     if let Some(scope) = p.scope.filter(|s| !s.is_empty()) {
         set("scope", scope);
     }
-    if p.scope
-        .is_some_and(|s| s.split(' ').any(|x| x == "offline_access"))
-    {
+    if p.scope.is_some_and(|s| s.split(' ').any(|x| x == "offline_access")) {
         pairs.push(("prompt".into(), "consent".into()));
     }
     if let Some(resource) = p.resource {
@@ -400,10 +304,7 @@ pub fn start_authorization(
         pairs.push(("resource".into(), resource.to_string()));
     }
     url.query_pairs_mut().clear().extend_pairs(pairs.iter());
-    Ok(Authorization {
-        url,
-        code_verifier: verifier.secret().to_string(),
-    })
+    Ok(Authorization { url, code_verifier: verifier.secret().to_string() })
 }
 
 #[cfg(test)]
@@ -415,52 +316,24 @@ mod tests {
         let secret = json!({ "client_id": "c", "client_secret": "s" });
         let public = json!({ "client_id": "c" });
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            select_client_auth_method(&secret, &[]),
-            "client_secret_basic"
-        );
+        assert_eq!(select_client_auth_method(&secret, &[]), "client_secret_basic");
         assert_eq!(select_client_auth_method(&public, &[]), "none");
-        assert_eq!(
-            select_client_auth_method(&secret, &s(&["client_secret_post", "none"])),
-            "client_secret_post"
-        );
-        assert_eq!(
-            select_client_auth_method(&public, &s(&["client_secret_basic"])),
-            "none"
-        );
+        assert_eq!(select_client_auth_method(&secret, &s(&["client_secret_post", "none"])), "client_secret_post");
+        assert_eq!(select_client_auth_method(&public, &s(&["client_secret_basic"])), "none");
         let registered = json!({ "client_id": "c", "client_secret": "s", "token_endpoint_auth_method": "client_secret_post" });
-        assert_eq!(
-            select_client_auth_method(
-                &registered,
-                &s(&["client_secret_basic", "client_secret_post"])
-            ),
-            "client_secret_post"
-        );
+        assert_eq!(select_client_auth_method(&registered, &s(&["client_secret_basic", "client_secret_post"])), "client_secret_post");
     }
 
     #[test]
     fn error_responses_parse_or_fall_back_to_server_error() {
-        match parse_error_response(
-            Some(400),
-            r#"{"error":"invalid_grant","error_description":"bad code"}"#,
-        ) {
-            StepError::OAuth {
-                code, description, ..
-            } => assert_eq!(
-                (code.as_str(), description.as_str()),
-                ("invalid_grant", "bad code")
-            ),
+        match parse_error_response(Some(400), r#"{"error":"invalid_grant","error_description":"bad code"}"#) {
+            StepError::OAuth { code, description, .. } => assert_eq!((code.as_str(), description.as_str()), ("invalid_grant", "bad code")),
             e => panic!("{e:?}"),
         }
         match parse_error_response(Some(500), "oops") {
-            StepError::OAuth {
-                code, description, ..
-            } => {
+            StepError::OAuth { code, description, .. } => {
                 assert_eq!(code, "server_error");
-                assert!(
-                    description.starts_with("HTTP 500: Invalid OAuth error response"),
-                    "{description}"
-                );
+                assert!(description.starts_with("HTTP 500: Invalid OAuth error response"), "{description}");
                 assert!(description.ends_with("Raw body: oops"));
             }
             e => panic!("{e:?}"),
@@ -473,14 +346,7 @@ mod tests {
         let resource = url::Url::parse("https://rs/mcp").unwrap();
         let a = start_authorization(
             &url::Url::parse("https://as/").unwrap(),
-            &AuthorizationParams {
-                metadata: Some(&metadata),
-                client_id: "c",
-                redirect_url: "http://127.0.0.1/cb",
-                scope: Some("a offline_access"),
-                state: Some("st"),
-                resource: Some(&resource),
-            },
+            &AuthorizationParams { metadata: Some(&metadata), client_id: "c", redirect_url: "http://127.0.0.1/cb", scope: Some("a offline_access"), state: Some("st"), resource: Some(&resource) },
         )
         .unwrap();
         let q: std::collections::HashMap<_, _> = a.url.query_pairs().into_owned().collect();
@@ -491,24 +357,14 @@ mod tests {
         assert_eq!(q["code_challenge_method"], "S256");
         assert_eq!(a.code_verifier.len(), 43);
         let bad = json!({ "authorization_endpoint": "https://as/auth", "response_types_supported": ["token"] });
-        let p = AuthorizationParams {
-            metadata: Some(&bad),
-            client_id: "c",
-            redirect_url: "x",
-            scope: None,
-            state: None,
-            resource: None,
-        };
+        let p = AuthorizationParams { metadata: Some(&bad), client_id: "c", redirect_url: "x", scope: None, state: None, resource: None };
         assert!(start_authorization(&url::Url::parse("https://as/").unwrap(), &p).is_err());
     }
 
     #[test]
     fn insecure_token_endpoints_are_refused() {
         let as_url = url::Url::parse("http://as.example/").unwrap();
-        assert!(matches!(
-            token_endpoint(&as_url, None),
-            Err(StepError::InsecureTokenEndpoint(_))
-        ));
+        assert!(matches!(token_endpoint(&as_url, None), Err(StepError::InsecureTokenEndpoint(_))));
         assert!(token_endpoint(&url::Url::parse("http://127.0.0.1:9/").unwrap(), None).is_ok());
     }
 }
