@@ -129,6 +129,8 @@ export interface CallToolOptions {
   timeoutMs?: number
   /** Id used with `cancel()` to abort this call. */
   callId?: number
+  /** `maxTotalTimeout` of this call, over the server's. */
+  maxTotalTimeoutMs?: number
   /** The server's `enableProgressTracking`, as given. */
   progress?: boolean
   /** The caller's run id (the progress token when set). */
@@ -241,6 +243,12 @@ export declare function toolDrift(lock: unknown, server: string, tools: unknown)
  * `tools` is an array of definitions or an object of them by name.
  */
 export declare function toolFingerprints(tools: unknown): Record<string, string>
+
+/**
+ * The names a client hands Mastra for its tools (`core::tool_names::keys`): for each
+ * `[server, tool]` in order, `{ name }` or `{ collision, holder: [server, tool] }`.
+ */
+export declare function toolKeys(tools: Array<[string, string]>): Array<{ name: string } | { collision: string; holder: [string, string] }>
 
 /** Checks a parsed lock's shape: the names of the servers it pins. Throws with what is wrong. */
 export declare function toolLockServers(lock: unknown): Array<string>

@@ -451,6 +451,26 @@ export type BaseServerOptions = {
    */
   preferTasks?: boolean;
   /**
+   * Which of this server's tools the client offers: `include` (omitted: all) minus `exclude`, each a list
+   * of the server's own tool names where `*` matches any run of characters. Applied before namespacing, to
+   * `listTools`, `listToolsets`, the definitions and `toMCPServerProxies`; a tool left out is not callable
+   * through this client. `exclude` wins over `include`. An extension of `@mastra/mcp`.
+   * @example { include: ['get_*', 'search'], exclude: ['*_admin'] }
+   */
+  tools?: MCPToolFilter;
+  /**
+   * Whether a progress notification for a request gives it its `timeout` again from then (up to
+   * `maxTotalTimeout`). Only requests that track progress receive any (`enableProgressTracking`).
+   * @default true
+   */
+  resetTimeoutOnProgress?: boolean;
+  /**
+   * The longest a request that keeps reporting progress may live, in milliseconds, from when it was sent.
+   * A request without progress ends at its `timeout`, as before. The error says which bound ended it.
+   * @default 10 × the request timeout
+   */
+  maxTotalTimeout?: number;
+  /**
    * Protocol era to speak with this server. Omitted: the `initialize` handshake first, as `@mastra/mcp` 1.18;
    * a server that refuses it as a modern-only server does (JSON-RPC -32022 or -32601) gets `server/discover`
    * next and `2026-07-28`.
@@ -1935,6 +1955,14 @@ export interface OAuthDiscoveryState {
  * (default `'1.0.0'`) as its `clientInfo`.
  * @internal
  */
+/** Per-server tool filter (`MastraMCPServerDefinition.tools`): globs over the server's own tool names. */
+export interface MCPToolFilter {
+  /** Only these tools (`*` matches any run of characters). Omitted: every tool. */
+  include?: string[];
+  /** Never these tools, even when `include` names them. */
+  exclude?: string[];
+}
+
 export declare class InternalMastraMCPClient extends MastraBase {
   /** The server's name (`options.name`). */
   name: string;
@@ -2025,6 +2053,12 @@ export declare class InternalMastraMCPClient extends MastraBase {
   toolDefinitions(): Promise<Record<string, SerializableMCPToolDefinition>>;
   /** Rebuilds one executable tool from a cached definition (connects on first execute). */
   toolFromDefinition(args: { definition: SerializableMCPToolDefinition }): MCPTool;
+  /**
+   * Rebuilds this server's tools from cached definitions (as `toolDefinitions()` returns them), keyed by
+   * tool name, without connecting. A definition whose schema is malformed is set aside with one warning;
+   * any other failure rejects. An extension of `@mastra/mcp`.
+   */
+  toolsFromDefinitions(args: { definitions: Record<string, SerializableMCPToolDefinition> }): Promise<Record<string, MCPTool>>;
   /** The server's tools as Mastra tools, keyed by tool name. */
   tools(): Promise<Record<string, MCPTool>>;
 }

@@ -363,3 +363,24 @@ test('with no provider registered nothing of OpenTelemetry is loaded', () => {
   assert.equal(out.status, 0, out.stderr);
   assert.deepEqual(JSON.parse(out.stdout), []);
 });
+
+for (const [label, define] of [
+  ['stdio', () => ({ command: nodeBin, args: [fixturePath('tool-names-server.mjs'), 'stdio'] })],
+  ['our stdio fixture', () => stdioFixtureServer()],
+]) {
+  test(`${label}: a call the server refused with a JSON-RPC error has that code as error.type and rpc.response.status_code`, async () => {
+    // The TypeScript SDK's McpServer answers an unknown tool as an isError result saying `MCP error -32602: …`;
+    // our stdio fixture answers it as a JSON-RPC error. Either way the span carries -32602.
+    const c = client(define());
+    const definitions = await c.listToolDefinitions();
+    const some = Object.values(definitions.s)[0];
+    const ghost = await c.toolFromDefinition({ serverName: 's', definition: { ...some, name: 'no_such_tool' } });
+    exporter.reset();
+    await assert.rejects(ghost.execute({}, {}), /-32602/);
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'tools/call no_such_tool');
+    assert.ok(span, 'the call has a span');
+    assert.equal(span.status.code, SpanStatusCode.ERROR);
+    assert.equal(span.attributes['error.type'], '-32602');
+    assert.equal(span.attributes['rpc.response.status_code'], '-32602');
+  });
+}

@@ -143,6 +143,35 @@ test('InternalMastraMCPClient (the per-server client) sets malformed tools aside
   assert.throws(() => internal.toolFromDefinition({ definition: definitions.quote }), (e) => e.id === 'MCP_TOOL_SCHEMA_INVALID');
 });
 
+test('InternalMastraMCPClient.toolsFromDefinitions sets malformed cached definitions aside without connecting; other failures reject', async () => {
+  const { def } = await serverWith('stdio', SAFE_CATALOG);
+  const lister = new InternalMastraMCPClient({ name: 'coins', server: def });
+  cleanups.push(() => lister.disconnect());
+  const definitions = JSON.parse(JSON.stringify(await lister.toolDefinitions()));
+  const bad = await serverWith('stdio', ALL_MALFORMED);
+  const badLister = new InternalMastraMCPClient({ name: 'broken', server: bad.def });
+  cleanups.push(() => badLister.disconnect());
+  const allMalformed = JSON.parse(JSON.stringify(await badLister.toolDefinitions()));
+
+  // A cold per-server client whose server cannot even start: hydration must not connect.
+  const coldLogs = [];
+  const cold = (name) => {
+    const c = new InternalMastraMCPClient({ name, server: { command: '/nonexistent/mcp-server', args: [], logger: (e) => coldLogs.push(e) } });
+    cleanups.push(() => c.disconnect());
+    return c;
+  };
+  const coins = cold('coins');
+  assert.deepEqual(Object.keys(await coins.toolsFromDefinitions({ definitions })).sort(), ['echo', 'price']);
+  assert.equal(warningsAbout(coldLogs, 'quote').length, 1);
+  // Bulk hydration across a server whose every definition is malformed: nothing, no error.
+  assert.deepEqual(await cold('broken').toolsFromDefinitions({ definitions: allMalformed }), {});
+  assert.equal(coldLogs.filter((l) => l.level === 'warning').length, 1 + Object.keys(allMalformed).length + 1);
+  // An unrelated failure still rejects.
+  await assert.rejects(coins.toolsFromDefinitions({ definitions: { ...definitions, broken: null } }), (e) => e.id === 'MCP_CLIENT_TOOL_HYDRATION_FAILED');
+  // Explicit hydration of a malformed one: the dedicated error, before connecting.
+  assert.throws(() => coins.toolFromDefinition({ definition: definitions.quote }), (e) => e.id === 'MCP_TOOL_SCHEMA_INVALID');
+});
+
 test('without a server logger, the warning goes to the Mastra logger, once', async () => {
   const { def } = await serverWith('stdio', SAFE_CATALOG);
   delete def.logger;

@@ -154,11 +154,12 @@ function pick(attrs, keys) {
 }
 
 /**
- * Ends an operation: `error` is the thrown error, `toolError` an `isError` result, `attributes`
+ * Ends an operation: `error` is the thrown error, `toolError` an `isError` result (`rpcCode`: the
+ * JSON-RPC code of a protocol error the server answered as one), `attributes`
  * extra facts; `trace` what the core recorded (request id, session, connect steps, events), or
  * `raw` the native error that carries it.
  */
-function endOperation(op, { error, toolError, attributes, trace, raw } = {}) {
+function endOperation(op, { error, toolError, rpcCode, attributes, trace, raw } = {}) {
   if (!op) return;
   const { otel, span, attrs } = op;
   const final = { ...attrs, ...attributes };
@@ -166,6 +167,11 @@ function endOperation(op, { error, toolError, attributes, trace, raw } = {}) {
   if (trace) traceAttributes(trace, final);
   if (error !== undefined) {
     failed(otel, span, final, error);
+  } else if (toolError && Number.isInteger(rpcCode)) {
+    // A protocol error the server answered as a tool error (the core read its JSON-RPC code).
+    final['error.type'] = String(rpcCode);
+    final['rpc.response.status_code'] = String(rpcCode);
+    span?.setStatus({ code: otel.SpanStatusCode.ERROR, message: typeof toolError === 'string' ? toolError : String(rpcCode) });
   } else if (toolError) {
     final['error.type'] = 'tool_error';
     span?.setStatus({ code: otel.SpanStatusCode.ERROR, message: typeof toolError === 'string' ? toolError : 'tool_error' });

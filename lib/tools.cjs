@@ -21,15 +21,16 @@ function rawSchema(schema) {
  */
 const staticParts = new WeakMap();
 
-function staticPartsOf(server, entry) {
+function staticPartsOf(server, entry, key) {
   const known = staticParts.get(entry);
-  if (known?.server === server) return known;
+  if (known?.server === server && known.id === key) return known;
   const tool = entry.tool;
   const meta = entry.stampedMeta;
   const annotations = tool.annotations;
   const parts = {
     server,
-    id: `${server}_${tool.name}`,
+    // The name handed to Mastra (`lib/client/toolsets.cjs`: fits the model's rules, unique in the client).
+    id: key,
     mcp: meta || annotations ? { ...(meta ? { _meta: meta } : {}), ...(annotations ? { annotations } : {}) } : undefined,
   };
   staticParts.set(entry, parts);
@@ -53,13 +54,13 @@ function mcpMetadataOf(ctx, session) {
  * @param entry {{ tool, stampedMeta?, strict? }} from the native `listTools`
  * @param session {{ serverVersion?, instructions?, connectFirst? }}
  */
-function buildTool(ctx, entry, session) {
+function buildTool(ctx, entry, session, key = `${ctx.server}_${entry.tool.name}`) {
   const { server, def, coreTools } = ctx;
   const tool = entry.tool;
   const outputJsonSchema = rawSchema(tool.outputSchema);
   // Held by `execute`: the shared entry lives as long as this tool.
   const outputSchemas = outputJsonSchema ? outputSchemasFor(coreTools, outputJsonSchema, entry.outputSchemaKey) : undefined;
-  const statics = staticPartsOf(server, entry);
+  const statics = staticPartsOf(server, entry, key);
 
   let requireApproval;
   let needsApprovalFn;
@@ -135,7 +136,11 @@ async function executeTool(ctx, toolName, session, outputSchemas, input, context
     if (onAbort) signal.removeEventListener('abort', onAbort);
     ids.release(callId);
   }
-  telemetry.endOperation(op, { trace: shaped.trace, toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined });
+  telemetry.endOperation(op, {
+    trace: shaped.trace,
+    toolError: shaped.kind === 'toolError' ? shaped.text || true : undefined,
+    rpcCode: shaped.rpcCode,
+  });
   if (shaped.kind === 'toolError') {
     log(ctx.host, ctx.server, 'debug', `Tool reported an error: ${toolName}`, { error: shaped.text, toolArgs: input }, requestContext);
   }

@@ -34,6 +34,10 @@ function toWireDefinition(def) {
     enableServerLogs: def.enableServerLogs,
     serverLogLevel: def.serverLogLevel,
     preferTasks: def.preferTasks,
+    // `{ include?, exclude? }` globs over the server's own tool names (checked in the core).
+    tools: def.tools,
+    resetTimeoutOnProgress: def.resetTimeoutOnProgress,
+    maxTotalTimeout: def.maxTotalTimeout,
     clientVersion: typeof def[CLIENT_VERSION] === 'string' ? def[CLIENT_VERSION] : undefined,
     capabilities: def.capabilities,
     // An `inputRequests` handler advertises form elicitation (as in @mastra/mcp 2.0).

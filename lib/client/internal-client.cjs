@@ -243,6 +243,15 @@ function createInternalClientClass(kit) {
     toolFromDefinition({ definition }) {
       return toolsets.hydrate(this.#host, this.name, definition, () => kit.coreToolsLoaded ?? requireToolsSync());
     }
+
+    /**
+     * Rebuilds this server's tools from cached definitions (`{ [toolName]: definition }`, as
+     * `toolDefinitions()` returns them) without connecting; a malformed definition is set aside
+     * with a warning, as a listed one is. Any other failure rejects.
+     */
+    async toolsFromDefinitions({ definitions } = {}) {
+      return toolsets.hydrateServer(this.#host, this.name, definitions, () => kit.coreToolsLoaded ?? requireToolsSync());
+    }
   }
 
   return { InternalMastraMCPClient };

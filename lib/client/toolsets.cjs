@@ -4,7 +4,7 @@
 // built once per epoch (`lib/tools.cjs`), tools rebuilt from cached definitions, and the hooks of
 // tools set aside for a malformed schema (`lib/schema-problems.cjs`) and of the tool lock
 // (`lib/tool-pins.cjs`).
-const { describeTool } = require('../native.cjs');
+const { describeTool, toolKeys } = require('../native.cjs');
 const { buildTool, toDefinition } = require('../tools.cjs');
 const { sharedToolList } = require('../shared-schemas.cjs');
 const { schemaInvalidError, isSchemaInvalid, problemOf } = require('../schema-problems.cjs');
@@ -30,7 +30,57 @@ async function toolEntries(host, options) {
       host.pins?.review(o.server, o.value.tools.map((e) => e.tool));
     }
   }
+  host.toolNames = namesOf(outcomes.filter((o) => o.ok).map((o) => [o.server, o.value.tools.filter((e) => !e.schemaProblem).map((e) => e.tool.name)]));
   return outcomes;
+}
+
+/**
+ * The names handed to Mastra (`server_tool`, made to fit and unique by the core:
+ * src/core/tool_names.rs) for `[server, toolNames]` in the servers' order: by server, a `names`
+ * map (tool -> name) and the `collisions` no name could be given to.
+ */
+function namesOf(perServer) {
+  const pairs = [];
+  for (const [server, tools] of perServer) for (const tool of tools) pairs.push([server, tool]);
+  const keys = pairs.length ? toolKeys(pairs) : [];
+  const out = new Map();
+  for (const [server] of perServer) out.set(server, { names: new Map(), collisions: [] });
+  pairs.forEach(([server, tool], i) => {
+    const k = keys[i];
+    const of = out.get(server);
+    if (k.name !== undefined) of.names.set(tool, k.name);
+    else of.collisions.push({ tool, wanted: k.collision, holder: k.holder });
+  });
+  return out;
+}
+
+/** The name handed to Mastra for a server's tool (as far as the last listing knows). */
+function nameFor(host, server, tool) {
+  const known = host.toolNames?.get(server);
+  if (known && (known.names.has(tool) || known.collisions.some((c) => c.tool === tool))) return known.names.get(tool);
+  return namesOf([[server, [tool]]]).get(server).names.get(tool);
+}
+
+/** Tools no name could be given to, as `*WithErrors` errors and one log entry each. */
+function reportCollisions(host, folded) {
+  for (const server of Object.keys(folded.tools ?? folded.toolsets ?? {})) {
+    const collisions = host.toolNames?.get(server)?.collisions;
+    if (!collisions?.length) continue;
+    const text = collisions
+      .map((c) => `tool "${c.tool}" of server ${server} has no name: "${c.wanted}" is already the name of tool "${c.holder[1]}" of server ${c.holder[0]}`)
+      .join('; ');
+    const message = `Left out ${collisions.length} tool(s) whose names collide: ${text}`;
+    folded.errors[server] = folded.errors[server] ? `${folded.errors[server]}; ${message}` : message;
+    folded.errorDetails[server] ??= { message, collisions };
+    host.toolNames.warned ??= new Set();
+    for (const c of collisions) {
+      const once = `${server}\u0000${c.tool}`;
+      if (host.toolNames.warned.has(once)) continue;
+      host.toolNames.warned.add(once);
+      log(host, server, 'warning', `Tool "${c.tool}" left out: its name "${c.wanted}" is already that of tool "${c.holder[1]}" of server ${c.holder[0]}`);
+    }
+  }
+  return folded;
 }
 
 function currentToolEntries(host) {
@@ -64,16 +114,20 @@ function toolContext(host, server, coreTools) {
 /** Mastra tools for one server's cached listing, built once per list epoch. */
 function toolsFor(host, server, coreTools) {
   const cache = host.toolCache.get(server);
-  if (!cache.tools) {
+  // Built again when another server's listing changed this one's names.
+  if (!cache.tools || cache.names !== host.toolNames?.get(server)) {
     const ctx = toolContext(host, server, coreTools);
     cache.tools = {};
+    cache.names = host.toolNames?.get(server);
     for (const entry of cache.session.tools) {
       if (entry.schemaProblem) {
         warnSetAside(host, server, entry.tool.name, entry.schemaProblem);
         continue;
       }
+      const key = nameFor(host, server, entry.tool.name);
+      if (key === undefined) continue; // a collision, reported by `reportCollisions`
       try {
-        const built = pinned(host, server, entry.tool.name, () => buildTool(ctx, entry, cache.session));
+        const built = pinned(host, server, entry.tool.name, () => buildTool(ctx, entry, cache.session, key));
         if (built) cache.tools[entry.tool.name] = built;
       } catch (e) {
         log(host, server, 'error', `Failed to create Mastra tool wrapper for MCP tool: ${entry.tool.name}`, { error: e?.message });
@@ -100,10 +154,11 @@ async function toolsets(host, options, key, errorId) {
   const flat = key === 'tools';
   const folded = fold(host, outcomes, key, errorId, options, (server) => (flat ? toolsFor(host, server, coreTools) : { ...toolsFor(host, server, coreTools) }));
   reportDrift(host, folded, Object.keys(folded[key]));
+  reportCollisions(host, folded);
   if (flat) {
     const all = {};
     for (const [server, tools] of Object.entries(folded.tools)) {
-      for (const [name, tool] of Object.entries(tools)) all[`${server}_${name}`] = tool;
+      for (const [name, tool] of Object.entries(tools)) all[nameFor(host, server, name) ?? tool.id] = tool;
     }
     folded.tools = all;
   }
@@ -178,7 +233,7 @@ function warnSetAside(host, server, toolName, problem) {
 }
 
 /** Rebuilds a tool from a cached definition; sync when `coreTools()` is. */
-function hydrate(host, serverName, definition, coreTools) {
+function hydrate(host, serverName, definition, coreTools, key) {
   const { deps } = host.kit;
   const fail = (e) => {
     if (isSchemaInvalid(e) || isToolDrift(e)) throw e;
@@ -199,10 +254,12 @@ function hydrate(host, serverName, definition, coreTools) {
     const entry = describeTool(serverName, toolFields);
     if (entry.schemaProblem) throw schemaInvalidError(deps, serverName, entry.tool.name, entry.schemaProblem);
     const make = () =>
-      buildTool(toolContext(host, serverName, tools), entry, {
-        serverVersion: session.version,
-        instructions: session.instructions,
-      });
+      buildTool(
+        toolContext(host, serverName, tools),
+        entry,
+        { serverVersion: session.version, instructions: session.instructions },
+        key ?? nameFor(host, serverName, entry.tool.name),
+      );
     if (!host.pins?.pins(serverName)) return make();
     const drift = host.pins.definitionDrift(serverName, toolFields);
     const built = pinned(host, serverName, entry.tool.name, make, drift ?? null);
@@ -226,25 +283,59 @@ function disconnected(host) {
 /** Tools from cached definitions of every server still configured (`toolsFromDefinitions`). */
 async function hydrateAll(host, definitionsByServer) {
   const out = {};
+  const configured = [];
   for (const [serverName, defs] of Object.entries(definitionsByServer ?? {})) {
     if (!Object.prototype.hasOwnProperty.call(host.servers, serverName)) {
       host.owner.logger?.warn?.(`Skipping cached MCP tools for server "${serverName}": it is no longer configured`);
       continue;
     }
+    configured.push([serverName, defs ?? {}]);
+  }
+  // Named as a listing of the same tools would name them.
+  const names = namesOf(configured.map(([server, defs]) => [server, Object.keys(defs)]));
+  for (const [serverName, defs] of configured) {
+    const { names: keys, collisions } = names.get(serverName);
+    for (const c of collisions) {
+      log(host, serverName, 'warning', `Cached tool "${c.tool}" left out: its name "${c.wanted}" is already that of tool "${c.holder[1]}" of server ${c.holder[0]}`);
+    }
     for (const [name, definition] of Object.entries(defs)) {
-      try {
-        out[`${serverName}_${name}`] = await host.owner.toolFromDefinition({ serverName, definition });
-      } catch (e) {
-        // A malformed cached definition is set aside as a listed one is, a drifted one of a
-        // pinned server withheld (and logged) as a listed one is; any other failure surfaces.
-        if (isToolDrift(e)) continue;
-        if (!isSchemaInvalid(e)) throw e;
-        const { toolName, problem } = problemOf(e);
-        warnSetAside(host, serverName, toolName, problem);
-      }
+      const key = keys.get(name);
+      if (key === undefined) continue;
+      const tool = await hydrateOrSetAside(host, serverName, definition, host.kit.loadCoreTools, key);
+      if (tool) out[key] = tool;
     }
   }
   return out;
 }
 
-module.exports = { disconnected, toolEntries, toolsFor, serverTools, toolsets, definitions, definitionsOf, hydrate, hydrateAll };
+/**
+ * One server's tools from its cached definitions (`InternalMastraMCPClient.toolsFromDefinitions`),
+ * by the server's own tool names, as `tools()` has them; without connecting.
+ */
+async function hydrateServer(host, serverName, defs, coreTools) {
+  const out = {};
+  for (const [name, definition] of Object.entries(defs ?? {})) {
+    const tool = await hydrateOrSetAside(host, serverName, definition, coreTools);
+    if (tool) out[definition?.name ?? name] = tool;
+  }
+  return out;
+}
+
+/**
+ * A tool rebuilt from a cached definition, or `undefined`: a malformed definition is set aside
+ * (one warning) as a listed one is, a drifted one of a pinned server withheld (and logged) as a
+ * listed one is; any other failure surfaces.
+ */
+async function hydrateOrSetAside(host, serverName, definition, coreTools, key) {
+  try {
+    return await hydrate(host, serverName, definition, coreTools, key);
+  } catch (e) {
+    if (isToolDrift(e)) return undefined;
+    if (!isSchemaInvalid(e)) throw e;
+    const { toolName, problem } = problemOf(e);
+    warnSetAside(host, serverName, toolName, problem);
+    return undefined;
+  }
+}
+
+module.exports = { disconnected, toolEntries, toolsFor, serverTools, toolsets, definitions, definitionsOf, hydrate, hydrateAll, hydrateServer };

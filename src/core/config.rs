@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::error::{McpError, Result};
+use super::tool_names::ToolFilter;
 
 /// Where a stdio child's stderr goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +87,18 @@ pub struct ServerConfig {
     /// handshake otherwise; `'2026-07-28'` pins it; `'legacy'` or a handshake revision pins the
     /// `initialize` handshake.
     pub protocol_version: Option<String>,
+    /// `tools: { include, exclude }`: which of the server's tools the client offers.
+    pub tool_filter: ToolFilter,
+    /// `resetTimeoutOnProgress`: whether a progress notification for a request moves its deadline
+    /// (unset: whenever the request tracks progress).
+    pub reset_timeout_on_progress: Option<bool>,
+    /// `maxTotalTimeout`: the longest a request may live however much progress it reports (unset:
+    /// `MAX_TOTAL_TIMEOUT_FACTOR` times its timeout).
+    pub max_total_timeout_ms: Option<u64>,
 }
+
+/// `maxTotalTimeout`, when not given, is this many times the request's timeout.
+pub const MAX_TOTAL_TIMEOUT_FACTOR: u64 = 10;
 
 impl ServerConfig {
     /// Parses one server definition. Never fails: problems end up in `spec`.
@@ -116,6 +128,10 @@ impl ServerConfig {
             }
             _ => spec,
         };
+        let (tool_filter, spec) = match tool_filter_of(name, obj.get("tools")) {
+            Ok(filter) => (filter, spec),
+            Err(e) => (ToolFilter::default(), spec.and(Err(e))),
+        };
         ServerConfig {
             name: name.to_string(),
             spec,
@@ -129,13 +145,57 @@ impl ServerConfig {
             capabilities: obj.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default(),
             roots: obj.get("roots").and_then(Value::as_array).cloned().unwrap_or_default(),
             protocol_version: obj.get("protocolVersion").and_then(Value::as_str).map(str::to_string),
+            tool_filter,
+            reset_timeout_on_progress: obj.get("resetTimeoutOnProgress").and_then(Value::as_bool),
+            max_total_timeout_ms: obj.get("maxTotalTimeout").and_then(positive_ms),
         }
+    }
+
+    /// How long a request of `timeout_ms` that tracks progress (`tracks_progress`) may live when
+    /// it reports progress: `Some(maxTotalTimeout)` when each progress notification for it moves
+    /// its deadline to now + `timeout_ms` (`resetTimeoutOnProgress`, on by default whenever progress
+    /// is tracked), never past that from its start; `None` when progress moves nothing.
+    /// `call_max_total_ms`: a bound given for this one call, over the server's.
+    pub fn progress_bound(&self, timeout_ms: u64, tracks_progress: bool, call_max_total_ms: Option<u64>) -> Option<u64> {
+        if !tracks_progress || !self.reset_timeout_on_progress.unwrap_or(true) {
+            return None;
+        }
+        let max = call_max_total_ms.or(self.max_total_timeout_ms).unwrap_or_else(|| timeout_ms.saturating_mul(MAX_TOTAL_TIMEOUT_FACTOR));
+        // Never shorter than the timeout: a call without progress keeps that bound.
+        Some(max.max(timeout_ms).min(MAX_TIMEOUT_MS))
     }
 
     /// The validated transport, or the stored validation error.
     pub fn spec(&self) -> Result<&ServerSpec> {
         self.spec.as_ref().map_err(Clone::clone)
     }
+}
+
+/// `tools: { include?: string[], exclude?: string[] }` of a server definition.
+fn tool_filter_of(name: &str, tools: Option<&Value>) -> Result<ToolFilter> {
+    let Some(tools) = tools.filter(|v| !v.is_null()) else { return Ok(ToolFilter::default()) };
+    let bad = |field: &str| {
+        McpError::invalid_config(
+            name,
+            format!("Server \"{name}\": tools.{field} must be an array of strings (tool names, `*` matching any run of characters)"),
+        )
+    };
+    let Some(obj) = tools.as_object() else {
+        return Err(McpError::invalid_config(
+            name,
+            format!("Server \"{name}\": tools must be an object {{ include?: string[], exclude?: string[] }}"),
+        ));
+    };
+    let list = |field: &str| -> Result<Option<Vec<String>>> {
+        match obj.get(field).filter(|v| !v.is_null()) {
+            None => Ok(None),
+            Some(Value::Array(items)) => {
+                items.iter().map(|i| i.as_str().map(str::to_string).ok_or_else(|| bad(field))).collect::<Result<Vec<_>>>().map(Some)
+            }
+            Some(_) => Err(bad(field)),
+        }
+    };
+    Ok(ToolFilter { include: list("include")?, exclude: list("exclude")?.unwrap_or_default() })
 }
 
 /// The MCP log levels, lowest first.

@@ -16,7 +16,9 @@ pub type Traced<T> = (Result<T>, Option<Trace>);
 
 /// `text`, the JSON text of an object, with `"trace": …` added (unchanged without a trace).
 pub fn with_trace_text(mut text: String, trace: Option<&Trace>) -> String {
-    let Some(trace) = trace.and_then(|t| serde_json::to_string(t).ok()) else { return text };
+    let Some(trace) = trace.and_then(|t| serde_json::to_string(t).ok()) else {
+        return text;
+    };
     if text.ends_with('}') {
         text.pop();
         if !text.ends_with('{') {
@@ -73,7 +75,7 @@ pub fn trace_or_error(traced: Traced<()>) -> std::result::Result<Option<Value>, 
 /// `notifications/cancelled` the lane wrote when the call was cancelled or timed out.
 pub fn lane_trace(id: u64, outcome: &LaneOutcome) -> Trace {
     let mut trace = Trace::sent(format!("n{id}"));
-    if matches!(outcome, Err(LaneError::Cancelled { .. } | LaneError::Timeout { .. })) {
+    if matches!(outcome, Err(LaneError::Cancelled { .. } | LaneError::Timeout { .. } | LaneError::TotalTimeout { .. })) {
         let now = observe::now_ms();
         trace.steps.push(Step {
             method: "notifications/cancelled",

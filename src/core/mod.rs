@@ -31,6 +31,7 @@ pub mod tasks;
 pub mod tool_cache;
 pub mod tool_call;
 pub mod tool_lock;
+pub mod tool_names;
 pub mod tool_schema;
 pub mod transport;
 pub mod user_handlers;

@@ -49,7 +49,14 @@ pub fn shape_call_result(server: &str, mut result: Value) -> Value {
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     if is_error {
         let text = content_text(result.get("content")).unwrap_or_else(|| "MCP tool execution failed".to_string());
-        return json!({ "kind": "toolError", "text": text, "result": result });
+        // A server that answers a protocol error as a tool error (the TypeScript SDK's `McpServer`
+        // does so for an unknown tool or invalid arguments) keeps its JSON-RPC code in the text.
+        return match wrapped_rpc_code(&text) {
+            Some(code) => {
+                json!({ "kind": "toolError", "text": text, "result": result, "rpcCode": code })
+            }
+            None => json!({ "kind": "toolError", "text": text, "result": result }),
+        };
     }
     if let Some(structured) = result.get("structuredContent") {
         let meta = result.get("_meta").map(|m| stamp_server_id(m, server));
@@ -63,12 +70,23 @@ pub fn shape_call_result(server: &str, mut result: Value) -> Value {
     json!({ "kind": "raw", "result": result })
 }
 
+/// The JSON-RPC error code a tool error's text carries as `MCP error <code>: …` (the form the
+/// TypeScript SDK gives a protocol error it turned into a tool result), when it is one of the
+/// codes JSON-RPC reserves (-32768 to -32000).
+pub fn wrapped_rpc_code(text: &str) -> Option<i64> {
+    let rest = text.strip_prefix("MCP error ")?;
+    let code: i64 = rest.split(':').next()?.trim().parse().ok()?;
+    (-32768..=-32000).contains(&code).then_some(code)
+}
+
 /// Removes what the 2026-07-28 revision adds around a final result — `resultType: "complete"`,
 /// the caching hints `ttlMs` + `cacheScope`, and the protocol's own `_meta` keys
 /// (`io.modelcontextprotocol/…`, e.g. the server info stamp) — so that results look the same in
 /// both eras. Other results (`input_required`, `task`) and handshake-era results are untouched.
 pub fn strip_envelope(result: &mut Value) {
-    let Some(object) = result.as_object_mut() else { return };
+    let Some(object) = result.as_object_mut() else {
+        return;
+    };
     if object.get("resultType").and_then(Value::as_str) != Some("complete") {
         return;
     }
@@ -214,7 +232,9 @@ pub fn describe_tool_raw(server: &str, tool: &str) -> String {
     }
     let mut problem = None;
     for (field, raw) in [("inputSchema", parts.as_ref().and_then(|p| p.input)), ("outputSchema", parts.as_ref().and_then(|p| p.output))] {
-        let Some(text) = schema_text(raw) else { continue };
+        let Some(text) = schema_text(raw) else {
+            continue;
+        };
         let key = schema_key(text);
         out.push_str(",\"");
         out.push_str(field);
@@ -308,6 +328,9 @@ mod tests {
             {"type": "text", "text": " a "}, {"type": "image", "data": ""}, {"type": "text", "text": "b "}]});
         let shaped = shape_call_result("s", r);
         assert_eq!(shaped["kind"], "toolError");
+        assert_eq!(wrapped_rpc_code("MCP error -32602: Tool nope not found"), Some(-32602));
+        assert_eq!(wrapped_rpc_code("MCP error 7: mine"), None);
+        assert_eq!(wrapped_rpc_code("boom"), None);
         assert_eq!(shaped["text"], "a \nb");
         let empty = shape_call_result("s", json!({"isError": true, "content": []}));
         assert_eq!(empty["text"], "MCP tool execution failed");

@@ -166,6 +166,7 @@ impl<'a> TaskCall<'a> {
             progress_token: if first { self.options.progress_token.clone() } else { None },
             context: self.options.context,
             verbatim: true,
+            max_total_timeout_ms: self.options.max_total_timeout_ms,
         }
     }
 
@@ -232,7 +233,9 @@ impl<'a> TaskCall<'a> {
 
     /// Hands a new status to the caller's progress handler.
     fn report(&mut self, task: &TaskView) {
-        let Some(token) = self.options.progress_token.clone() else { return };
+        let Some(token) = self.options.progress_token.clone() else {
+            return;
+        };
         let seen = (task.status.clone(), task.message.clone());
         if self.last.as_ref() == Some(&seen) {
             return;

@@ -90,7 +90,12 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
             }
         }
     }
-    let raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
+    let mut raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
+    let filter = &conn.config().tool_filter;
+    if !filter.is_open() {
+        // `tools: { include, exclude }`: the tools the client offers, over the server's own names.
+        raw.retain(|tool| name_of(tool).is_none_or(|name| filter.allows(&name)));
+    }
     let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
     described.push('[');
     for (i, tool) in raw.iter().enumerate() {
@@ -153,4 +158,13 @@ pub fn mark_task_tool(conn: &Connection, name: &str) {
     if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
         known.insert(name.to_string(), TaskSupport::Required);
     }
+}
+
+/// The `name` of a `tools/list` entry's JSON text (`None` when it has none: described as invalid).
+fn name_of(tool: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    serde_json::from_str::<Named>(tool).ok().map(|n| n.name)
 }

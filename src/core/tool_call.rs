@@ -21,7 +21,7 @@ use super::error::{ErrorKind, McpError, Result};
 use super::follow_up::{self, needs_follow_up};
 use super::results::tool_call_params;
 use super::tool_cache::{self, TaskSupport};
-use super::transport::lane::LaneOutcome;
+use super::transport::lane::{Bound, LaneOutcome};
 use super::{observe, tasks};
 
 pub use request_meta::CallMeta;
@@ -41,10 +41,15 @@ pub struct CallOptions {
     pub timeout_ms: Option<u64>,
     /// The face's id of the call, for `CallTable::cancel`.
     pub call_id: Option<u32>,
+    /// `maxTotalTimeout` of this call, over the server's.
+    pub max_total_timeout_ms: Option<u64>,
 }
 
 /// `tools/call` on the async path (a task tool followed to its result), traced when `observed`.
 pub async fn call(conn: &Connection, calls: &CallTable, name: String, args: Option<Value>, options: CallOptions, observed: bool) -> Settlement {
+    if let Err(e) = offered(conn, &name) {
+        return Err(encode::error_json(&e, None));
+    }
     let mut params = Map::new();
     params.insert("name".into(), Value::String(name));
     params.insert("arguments".into(), args.filter(Value::is_object).unwrap_or_else(|| json!({})));
@@ -59,11 +64,26 @@ pub async fn call(conn: &Connection, calls: &CallTable, name: String, args: Opti
                 progress_token,
                 context: options.call_id,
                 verbatim: false,
+                max_total_timeout_ms: options.max_total_timeout_ms,
             };
             observe::scope(observed, METHOD, tasks::call_tool(conn, params, request, conn.prefers_tasks()))
         })
         .await;
     encode::call_result(conn.name(), traced)
+}
+
+/// Refuses a tool the server's `tools: { include, exclude }` leaves out: it is not callable
+/// through this client, whatever name it is asked by.
+fn offered(conn: &Connection, tool: &str) -> Result<()> {
+    if conn.config().tool_filter.allows(tool) {
+        return Ok(());
+    }
+    let server = conn.name();
+    Err(McpError::new(
+        ErrorKind::InvalidArguments,
+        server,
+        format!("Tool {tool} of server {server} is not offered by this client: the server's tools option (include/exclude) leaves it out"),
+    ))
 }
 
 /// Whether a tool whose task support is `support` must run on the async path, which follows a
@@ -109,11 +129,18 @@ pub enum Settled {
 /// thread settles it. Ok(false), having sent nothing, when the server has no ready lane (not
 /// connected yet, remote, or closed) or the tool runs as a task: use `call`.
 pub fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, mut call: DirectCall, settled: impl FnOnce(Settled) + Send + 'static) -> Result<bool> {
-    let Some(lane) = conn.ready_lane() else { return Ok(false) };
+    offered(conn, &call.name)?;
+    let Some(lane) = conn.ready_lane() else {
+        return Ok(false);
+    };
     if !takes_lane(conn, &call.name) {
         return Ok(false);
     }
-    let meta_json = std::mem::take(&mut call.meta).build().text();
+    let built = std::mem::take(&mut call.meta).build();
+    let meta_json = built.text();
+    // Progress for it moves its deadline on, up to its maxTotalTimeout (`ServerConfig::progress_bound`).
+    let timeout_ms = conn.request_timeout_ms();
+    let progress = built.progress_token.and_then(|token| Some((token.to_string(), conn.config().progress_bound(timeout_ms, true, None)?)));
     let call = Arc::new(Written { call, meta_json });
     let (params, meta) = tool_call_params(&call.name, &call.args_json, call.meta_json.as_deref()).map_err(|e| {
         McpError::new(ErrorKind::InvalidArguments, &call.server, format!("Invalid arguments for tool {} on server {}: {e}", call.name, call.server))
@@ -131,7 +158,7 @@ pub fn start(conn: &Arc<Connection>, calls: &Arc<CallTable>, mut call: DirectCal
         table.settle_direct(call_id);
         settled(Settled::Done(encode::lane_call_result(&answered.server, lane_id, outcome, answered.observed)));
     });
-    match lane.send_with_meta(lane_id, METHOD, &params, meta, conn.request_timeout_ms(), done) {
+    match lane.send_bounded(lane_id, METHOD, &params, meta, Bound { timeout_ms, progress }, done) {
         Ok(()) => Ok(true),
         Err(_) => {
             calls.settle_direct(call_id);
@@ -168,6 +195,7 @@ async fn finish(conn: Arc<Connection>, call: Arc<Written>, abort: Abort, calls: 
         cancel_reason: Some(abort.reason),
         context: Some(call.id),
         verbatim: false,
+        max_total_timeout_ms: None,
     };
     let traced = observe::scope(call.observed, METHOD, tasks::call_tool(&conn, params, options, false)).await;
     // Not taken if the async path ended before sending (e.g. the tool list could not be read).

@@ -39,6 +39,8 @@ pub struct CallToolOptions {
     pub timeout_ms: Option<f64>,
     /// Id used with `cancel()` to abort this call.
     pub call_id: Option<u32>,
+    /// `maxTotalTimeout` of this call, over the server's.
+    pub max_total_timeout_ms: Option<f64>,
     /// The server's `enableProgressTracking`, as given.
     #[napi(ts_type = "boolean")]
     pub progress: Option<Value>,
@@ -216,6 +218,7 @@ impl NativeClient {
             meta: call_meta(o.progress, o.run_id, o.trace_json, o.meta_json),
             timeout_ms: opt_ms(o.timeout_ms),
             call_id: o.call_id,
+            max_total_timeout_ms: opt_ms(o.max_total_timeout_ms),
         });
         tool_call::call(&conn, &self.calls, name, args, options, self.observing()).await.map_err(json_error)
     }
@@ -398,4 +401,29 @@ pub fn defaults() -> Value {
 #[napi]
 pub fn describe_tool(server: String, #[napi(ts_arg_type = "Record<string, unknown>")] tool: Value) -> Value {
     describe_tool_entry(&server, &tool)
+}
+
+/// The names a client hands Mastra for its tools (`core::tool_names::keys`): for each
+/// `[server, tool]` in order, `{ name }` or `{ collision, holder: [server, tool] }`.
+#[napi(ts_return_type = "Array<{ name: string } | { collision: string; holder: [string, string] }>")]
+pub fn tool_keys(#[napi(ts_arg_type = "Array<[string, string]>")] tools: Vec<Vec<String>>) -> Value {
+    let pairs: Vec<(String, String)> = tools
+        .into_iter()
+        .map(|mut pair| {
+            let tool = pair.pop().unwrap_or_default();
+            let server = pair.pop().unwrap_or_default();
+            (server, tool)
+        })
+        .collect();
+    Value::Array(
+        crate::core::tool_names::keys(&pairs)
+            .into_iter()
+            .map(|key| match key {
+                crate::core::tool_names::Key::Name(name) => serde_json::json!({ "name": name }),
+                crate::core::tool_names::Key::Collision { wanted, holder } => {
+                    serde_json::json!({ "collision": wanted, "holder": [holder.0, holder.1] })
+                }
+            })
+            .collect(),
+    )
 }

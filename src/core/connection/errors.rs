@@ -42,12 +42,25 @@ pub fn lane_error(server: &str, method: &str, e: LaneError) -> McpError {
         LaneError::Timeout { after_ms } => {
             McpError::new(ErrorKind::Timeout, server, format!("Request timed out after {after_ms} ms ({method} on server {server})"))
         }
+        LaneError::TotalTimeout { after_ms } => total_timeout(server, method, after_ms),
         LaneError::Closed { detail } => {
             McpError::new(ErrorKind::TransportClosed, server, format!("Connection to MCP server {server} closed ({method}): {detail}"))
         }
         LaneError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason),
         LaneError::TooLarge { detail } => McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {detail}")),
     }
+}
+
+/// A request that reported progress and reached its `maxTotalTimeout` of `after_ms`.
+pub fn total_timeout(server: &str, method: &str, after_ms: u64) -> McpError {
+    McpError::new(
+        ErrorKind::Timeout,
+        server,
+        format!(
+            "Request timed out after {after_ms} ms, its maxTotalTimeout: it kept reporting progress, but no call may outlive that bound \
+             ({method} on server {server})"
+        ),
+    )
 }
 
 pub(super) fn service_error(server: &str, method: &str, timeout_ms: u64, e: ServiceError) -> McpError {

@@ -61,6 +61,8 @@ pub struct RequestOptions {
     /// Send `params` exactly as given: rmcp's typed requests drop fields they do not model
     /// (the 2025-11-25 `task` of a `tools/call`) and have no `tasks/result`.
     pub verbatim: bool,
+    /// `maxTotalTimeout` of this request, over the server's (see `ServerConfig::progress_bound`).
+    pub max_total_timeout_ms: Option<u64>,
 }
 
 pub struct Connection {

@@ -9,12 +9,12 @@ use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::errors::{cancel_reason, lane_error, service_error, RequestFailure};
+use super::errors::{cancel_reason, lane_error, service_error, total_timeout, RequestFailure};
 use super::{Connection, Live, RequestOptions};
 use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::observe;
 use crate::core::transport::envelope::LOG_LEVEL_KEY;
-use crate::core::transport::lane::{Lane, LaneError};
+use crate::core::transport::lane::{Bound, Lane, LaneError};
 use crate::core::transport::observed::WantsProgress;
 use crate::core::transport::posted::Posted;
 use crate::core::transport::reachability::SendDeadline;
@@ -108,6 +108,11 @@ impl Connection {
             request.extensions_mut().insert(posted.clone());
         }
         let mut peer_options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms));
+        // Progress for it moves its deadline on, up to its maxTotalTimeout (rmcp watches its token).
+        let max_total_ms = self.config().progress_bound(timeout_ms, wanted_progress.is_some(), options.max_total_timeout_ms);
+        if let Some(max_ms) = max_total_ms {
+            peer_options = peer_options.reset_timeout_on_progress().with_max_total_timeout(Duration::from_millis(max_ms));
+        }
         let mut meta = options.meta.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
         if let (true, Some(level)) = (live.is_modern(), self.shared.server_log_level()) {
             // 2026-07-28: a server sends logs for a request only if its `_meta` asks for them.
@@ -134,7 +139,13 @@ impl Connection {
         });
         let cancel = options.cancel.clone().unwrap_or_default();
         let outcome = tokio::select! {
-            r = handle.await_response() => r.map_err(|e| failure_of(posted.as_ref(), name, method, timeout_ms, e)),
+            r = handle.await_response() => r.map_err(|e| match (e, max_total_ms) {
+                // rmcp ends it at either bound with the same error, naming the bound's length.
+                (ServiceError::Timeout { timeout }, Some(max_ms)) if max_ms > timeout_ms && timeout == Duration::from_millis(max_ms) => {
+                    RequestFailure::Failed(total_timeout(name, method, max_ms))
+                }
+                (e, _) => failure_of(posted.as_ref(), name, method, timeout_ms, e),
+            }),
             _ = cancel.cancelled() => {
                 let reason = cancel_reason(options);
                 let note = json!({ "method": "notifications/cancelled", "params": { "requestId": request_id, "reason": reason } });
@@ -176,15 +187,20 @@ impl Connection {
         let own_meta = params.as_object_mut().and_then(|o| o.remove("_meta"));
         let meta = options.meta.as_ref().filter(|m| m.as_object().is_some_and(|o| !o.is_empty())).or(own_meta.as_ref()).filter(|m| m.is_object());
         let meta_json = meta.map(Value::to_string);
+        let token = options.progress_token.clone().or_else(|| meta.and_then(|m| m.get("progressToken")).cloned());
+        let progress = token.and_then(|token| {
+            let max_ms = self.config().progress_bound(timeout_ms, true, options.max_total_timeout_ms)?;
+            Some((token.to_string(), max_ms))
+        });
         let (tx, rx) = tokio::sync::oneshot::channel();
         let id = lane.reserve_id();
         observe::note_sent(method, || format!("n{id}"));
-        lane.send_with_meta(
+        lane.send_bounded(
             id,
             method,
             &params.to_string(),
             meta_json.as_deref(),
-            timeout_ms,
+            Bound { timeout_ms, progress },
             Box::new(move |outcome| {
                 let _ = tx.send(outcome);
             }),
@@ -202,7 +218,7 @@ impl Connection {
                 Err(LaneError::Cancelled { reason })
             }
         };
-        if matches!(outcome, Err(LaneError::Timeout { .. })) {
+        if matches!(outcome, Err(LaneError::Timeout { .. } | LaneError::TotalTimeout { .. })) {
             // The lane told the server when it timed the request out.
             observe::note_notification("notifications/cancelled", observe::now_ms(), None);
         }

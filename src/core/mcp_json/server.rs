@@ -128,6 +128,39 @@ pub fn normalize(def: &Value, vars: &Vars, workspace: Option<&Path>) -> Result<(
         (true, false, _) => stdio(obj, vars, workspace).map(|d| (Transport::Stdio, d)),
         (false, true, t) => remote(obj, url_key, vars).map(|d| (t.unwrap_or(Transport::Http), d)),
     }
+    .and_then(|(t, mut d)| {
+        if let Some(tools) = tool_filter(obj)? {
+            d["tools"] = tools;
+        }
+        Ok((t, d))
+    })
+}
+
+/// `tools: { include?: string[], exclude?: string[] }`: which of the server's tools the client
+/// offers (globs, `*` any run of characters), kept as given.
+fn tool_filter(obj: &Map<String, Value>) -> Result<Option<Value>, FieldProblem> {
+    let Some(tools) = obj.get("tools").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let Value::Object(filter) = tools else {
+        return Err(bad("tools", format!("must be an object {{ include?, exclude? }}, got {}", type_name(tools))));
+    };
+    let mut out = Map::new();
+    for (key, list) in filter {
+        if key != "include" && key != "exclude" {
+            return Err(bad(&format!("tools.{key}"), "is not known; use tools.include and tools.exclude"));
+        }
+        match list {
+            Value::Null => {}
+            Value::Array(items) if items.iter().all(Value::is_string) => {
+                out.insert(key.clone(), list.clone());
+            }
+            other => {
+                return Err(bad(&format!("tools.{key}"), format!("must be an array of strings (tool names, `*` globs), got {}", type_name(other))))
+            }
+        }
+    }
+    Ok(Some(Value::Object(out)))
 }
 
 fn stdio(obj: &Map<String, Value>, vars: &Vars, workspace: Option<&Path>) -> Result<Value, FieldProblem> {

@@ -21,8 +21,10 @@ use super::pipe_writer::PipeWriter;
 pub enum LaneError {
     /// The server answered with a JSON-RPC error.
     Rpc { code: i64, message: String, data: Option<Value> },
-    /// No answer within the request's timeout.
+    /// No answer within the request's timeout (since it was sent, or since its last progress).
     Timeout { after_ms: u64 },
+    /// It reported progress, and reached its `maxTotalTimeout` (`after_ms`) without an answer.
+    TotalTimeout { after_ms: u64 },
     /// The pipe closed (server exited, stdout closed) before the answer arrived.
     Closed { detail: String },
     /// The caller cancelled (abort signal, disconnect).
@@ -44,6 +46,16 @@ struct Pending {
     done: Completion,
     deadline: Instant,
     timeout_ms: u64,
+    /// Progress moves the deadline on: the progress token's JSON text and the latest deadline.
+    progress: Option<(String, Instant, u64)>,
+}
+
+/// How long a lane request may live: its timeout and, when progress moves its deadline on
+/// (`resetTimeoutOnProgress`), its progress token (JSON text) and `maxTotalTimeout`.
+#[derive(Debug, Clone, Default)]
+pub struct Bound {
+    pub timeout_ms: u64,
+    pub progress: Option<(String, u64)>,
 }
 
 #[derive(Default)]
@@ -123,6 +135,20 @@ impl Lane {
         timeout_ms: u64,
         done: Completion,
     ) -> Result<(), NotSent> {
+        self.send_bounded(id, method, params_json, meta_json, Bound { timeout_ms, progress: None }, done)
+    }
+
+    /// `send_with_meta` with a `Bound`: a request whose progress moves its deadline.
+    pub fn send_bounded(
+        &self,
+        id: u64,
+        method: &str,
+        params_json: &str,
+        meta_json: Option<&str>,
+        bound: Bound,
+        done: Completion,
+    ) -> Result<(), NotSent> {
+        let timeout_ms = bound.timeout_ms;
         let envelope = self.envelope.get();
         let extra = envelope.map_or(0, |e| e.members().len() + 16) + meta_json.map_or(0, |m| m.len() + 12);
         let mut line = String::with_capacity(params_json.len() + method.len() + 56 + extra);
@@ -138,8 +164,10 @@ impl Lane {
             }
             // A timeout too large to represent (e.g. a user's `Infinity`) means: no deadline we can reach.
             let now = Instant::now();
-            let deadline = now.checked_add(Duration::from_millis(timeout_ms)).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
-            state.pending.insert(id, Pending { done, deadline, timeout_ms });
+            let after = |ms: u64| now.checked_add(Duration::from_millis(ms)).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
+            let deadline = after(timeout_ms);
+            let progress = bound.progress.map(|(token, max_ms)| (token, after(max_ms), max_ms));
+            state.pending.insert(id, Pending { done, deadline, timeout_ms, progress });
             if state.sweeper_parked {
                 state.sweeper_parked = false;
                 self.wake_sweeper.notify_one();
@@ -165,6 +193,24 @@ impl Lane {
         match pending {
             Some(p) => (p.done)(outcome),
             None => tracing::debug!(id, "dropping an answer to a request that already settled"),
+        }
+    }
+
+    /// A progress notification with `token` (its JSON text) arrived: the request it belongs to,
+    /// if its progress moves its deadline, gets its timeout again from now, up to its
+    /// `maxTotalTimeout`.
+    pub fn progressed(&self, token: &str) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        for p in state.pending.values_mut() {
+            if let Some((own, latest, _)) = &p.progress {
+                if own == token {
+                    let moved = now.checked_add(Duration::from_millis(p.timeout_ms)).unwrap_or(*latest);
+                    p.deadline = moved.min(*latest);
+                }
+            }
         }
     }
 
@@ -227,8 +273,17 @@ impl Lane {
             expired
         };
         for (id, p) in expired {
-            self.notify_cancelled(id, "Request timed out");
-            (p.done)(Err(LaneError::Timeout { after_ms: p.timeout_ms }));
+            match p.progress {
+                // The deadline it reached is its maxTotalTimeout.
+                Some((_, latest, max_ms)) if p.deadline >= latest && max_ms > p.timeout_ms => {
+                    self.notify_cancelled(id, "Maximum total timeout exceeded");
+                    (p.done)(Err(LaneError::TotalTimeout { after_ms: max_ms }));
+                }
+                _ => {
+                    self.notify_cancelled(id, "Request timed out");
+                    (p.done)(Err(LaneError::Timeout { after_ms: p.timeout_ms }));
+                }
+            }
         }
         let parked = self.state.lock().map(|s| s.sweeper_parked).unwrap_or(false);
         Some(if parked { None } else { Some(SWEEP_TICK) })

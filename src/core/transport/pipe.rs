@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::JsonRpcMessage;
+use rmcp::model::{JsonRpcMessage, ServerNotification};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::Deserialize;
@@ -80,10 +80,14 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     /// (a server that closed stdout but runs on is ended by `close`).
     async fn note_exit(&mut self) {
         const EXIT_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
-        let Some(group) = self.group.as_mut() else { return };
+        let Some(group) = self.group.as_mut() else {
+            return;
+        };
         match tokio::time::timeout(EXIT_WAIT, group.child_mut().wait()).await {
             Ok(Ok(status)) => self.shared.note_exit(super::exit::describe(status)),
-            Ok(Err(e)) => tracing::debug!(server = %self.shared.server, "waiting for the server's exit failed: {e}"),
+            Ok(Err(e)) => {
+                tracing::debug!(server = %self.shared.server, "waiting for the server's exit failed: {e}")
+            }
             Err(_) => self.shared.note_exit("closed its output but did not exit".to_string()),
         }
     }
@@ -249,6 +253,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
                 Some(Routed::Lane(id, outcome)) => self.lane.answer(id, outcome),
                 Some(Routed::Message(message)) => {
                     if let JsonRpcMessage::Notification(n) = message.as_ref() {
+                        if let ServerNotification::ProgressNotification(p) = &n.notification {
+                            // A lane request whose progress moves its deadline hears of it first.
+                            if let Ok(token) = serde_json::to_string(&p.params.progress_token) {
+                                self.lane.progressed(&token);
+                            }
+                        }
                         self.shared.on_notification(&n.notification);
                     }
                     return Some(*message);
