@@ -88,12 +88,24 @@ test('tasks: an abort signal ends a running task call with the abort reason', as
   assert.match(JSON.stringify(echo), /still here/);
 });
 
-test('tasks: the request timeout bounds the whole task and names the server', async () => {
-  const c = client(definitions.streamableHttp, { timeout: 1500 });
+test('tasks: without resetTimeoutOnProgress the request timeout bounds the whole task and names the server', async () => {
+  const c = client(definitions.streamableHttp, { timeout: 1500, resetTimeoutOnProgress: false });
   const tools = await c.listTools();
   await assert.rejects(tools[TOOL].execute({ topic: 'slow' }, {}), (e) => {
     const text = `${e.message} ${e.cause?.message ?? ''}`;
     return /timed out after 1500 ms/.test(text) && /ev/.test(text);
+  });
+});
+
+test('tasks: status changes keep a task call alive past its timeout, up to maxTotalTimeout (named when it ends the call)', async () => {
+  // The task takes about 4 s (four 1 s stages); a status change every second gives it its 2.5 s again.
+  const lives = client(definitions.stdio, { timeout: 2500 });
+  const result = await (await lives.listTools())[TOOL].execute({ topic: 'long' }, {});
+  assert.match(reportText(result), /# Research Report: long/);
+  const bounded = client(definitions.streamableHttp, { timeout: 2500, maxTotalTimeout: 3000 });
+  await assert.rejects((await bounded.listTools())[TOOL].execute({ topic: 'too long' }, {}), (e) => {
+    const text = `${e.message} ${e.cause?.message ?? ''}`;
+    return /timed out after 3000 ms, its maxTotalTimeout/.test(text) && /ev/.test(text);
   });
 });
 

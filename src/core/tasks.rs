@@ -125,6 +125,10 @@ struct TaskCall<'a> {
     tool: String,
     timeout_ms: u64,
     deadline: Instant,
+    /// When the call started and how long progress may keep it alive (`maxTotalTimeout`), when
+    /// progress moves its deadline (`resetTimeoutOnProgress`, progress tracked).
+    started: Instant,
+    max_total_ms: Option<u64>,
     cancel: CancellationToken,
     reason: Option<Arc<Mutex<String>>>,
     options: RequestOptions,
@@ -141,11 +145,15 @@ impl<'a> TaskCall<'a> {
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| conn.request_timeout_ms());
         let cancel = options.cancel.take().unwrap_or_default();
         let reason = options.cancel_reason.take();
+        let started = Instant::now();
+        let max_total_ms = conn.config().progress_bound(timeout_ms, options.progress_token.is_some(), options.max_total_timeout_ms);
         TaskCall {
             conn,
             tool: tool.to_string(),
             timeout_ms,
-            deadline: Instant::now() + Duration::from_millis(timeout_ms),
+            deadline: started + Duration::from_millis(timeout_ms),
+            started,
+            max_total_ms,
             cancel,
             reason,
             options,
@@ -247,6 +255,11 @@ impl<'a> TaskCall<'a> {
             payload["message"] = Value::String(message.clone());
         }
         self.conn.shared().emit(EventKind::Progress, payload);
+        // Progress gives the call its timeout again, never past its maxTotalTimeout.
+        if let Some(max_ms) = self.max_total_ms {
+            let cap = self.started + Duration::from_millis(max_ms);
+            self.deadline = (Instant::now() + Duration::from_millis(self.timeout_ms)).min(cap);
+        }
     }
 
     fn aborted(&self) -> McpError {
@@ -261,6 +274,19 @@ impl<'a> TaskCall<'a> {
 
     fn timed_out(&self) -> McpError {
         let server = self.conn.name();
+        if let Some(max_ms) = self.max_total_ms.filter(|max| *max > self.timeout_ms) {
+            if self.deadline >= self.started + Duration::from_millis(max_ms) {
+                return McpError::new(
+                    ErrorKind::Timeout,
+                    server,
+                    format!(
+                        "Request timed out after {max_ms} ms, its maxTotalTimeout: it kept reporting progress, but no call may outlive that bound \
+                         (tools/call of task tool {} on server {server})",
+                        self.tool
+                    ),
+                );
+            }
+        }
         McpError::new(
             ErrorKind::Timeout,
             server,
