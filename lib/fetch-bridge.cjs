@@ -76,7 +76,9 @@ class FetchBridge {
       const code = neverConnected(e);
       // Not a response: `unreachable` tells the core the request never left (typed, not by text).
       if (code) return { status: 0, headers: [], url: '', unreachable: `${e?.message ?? e} (${code})` };
-      throw new Error(`the fetch for MCP server ${server} failed: ${e?.message ?? e}`);
+      // Nothing in its cause says no connection was opened: the request may have reached the server.
+      const cause = e?.cause?.code ?? e?.cause?.message;
+      throw new Error(`the fetch for MCP server ${server} failed, and may have run: ${e?.message ?? e}${cause ? ` (${cause})` : ''}`);
     } finally {
       this.#pending.delete(id);
     }
