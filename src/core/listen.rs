@@ -278,8 +278,12 @@ impl Listener {
                 return None;
             }
             let target = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
-            let started =
-                Driver { wanted: Arc::new(Mutex::new((interest, target))), wake: Default::default(), stop: CancellationToken::new(), told: Default::default() };
+            let started = Driver {
+                wanted: Arc::new(Mutex::new((interest, target))),
+                wake: Default::default(),
+                stop: CancellationToken::new(),
+                told: Default::default(),
+            };
             let task = Task {
                 peer: live.peer().clone(),
                 announcer: live.cancel_announcer(),

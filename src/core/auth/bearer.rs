@@ -55,10 +55,8 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.with_token(auth_header, |token| {
-            self.inner.post_message(uri.clone(), message.clone(), session_id.clone(), token, custom_headers.clone())
-        })
-        .await
+        self.with_token(auth_header, |token| self.inner.post_message(uri.clone(), message.clone(), session_id.clone(), token, custom_headers.clone()))
+            .await
     }
 
     async fn delete_session(
@@ -68,8 +66,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.with_token(auth_header, |token| self.inner.delete_session(uri.clone(), session_id.clone(), token, custom_headers.clone()))
-            .await
+        self.with_token(auth_header, |token| self.inner.delete_session(uri.clone(), session_id.clone(), token, custom_headers.clone())).await
     }
 
     async fn get_stream(

@@ -151,7 +151,8 @@ mod tests {
 
     #[test]
     fn an_http_refusal_is_modern_only_when_its_body_says_so() {
-        let refusal = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
+        let refusal =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
         assert!(http_refuses_handshake(Some(400), refusal));
         assert!(!http_refuses_handshake(Some(401), refusal));
         assert!(!http_refuses_handshake(Some(500), refusal));
