@@ -151,6 +151,11 @@ export declare function defaults(): { requestTimeoutMs: number; abortReason: str
 export declare function describeTool(server: string, tool: Record<string, unknown>): any
 
 export interface FetchRequest {
+  /**
+   * This request's id: its response body is read and cancelled under it, and `cancel(id)`
+   * before the response came aborts the fetch.
+   */
+  id: number
   server: string
   url: string
   method: string
@@ -171,7 +176,7 @@ export interface FetchResponse {
   headers: Array<Array<string>>
   /** `response.url` (empty when the fetch did not report one). */
   url: string
-  /** Handle for `read`/`cancel`; absent when there is no body. */
+  /** Handle for `read`/`cancel` (the request's id); absent when there is no body. */
   bodyId?: number
   /**
    * Set instead of a response when the fetch failed without opening a connection (the

@@ -1,8 +1,9 @@
 // Notifications and server-initiated messages: tools/list_changed, progress (with and without
 // `enableProgressTracking`), server logs (`logger`/`log`, `enableServerLogs`, 2.0's `serverLogLevel`); against our
 // stdio fixture, server-everything over stdio, Streamable HTTP and SSE, and @mastra/mcp 2.0's MCPServer.
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { InternalMastraMCPClient } from '../index.mjs';
 import { stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
 import { everythingStdio, useTestbed } from './fixtures/testbed.mjs';
 
@@ -68,6 +69,40 @@ test('logging: server logs reach the logger (or log) handler; enableServerLogs f
   assert.equal(entry.requestContext, null);
   assert.ok(!quiet.some((m) => m.message.includes('[MCP SERVER LOG]')));
 });
+
+// Progress over Streamable HTTP whatever carries the bytes and whichever client class: a call made
+// as @mastra/mcp 1.x's own test makes it (`execute(args)`, no context) reports its steps to the
+// handler, with the same token on each, by the time it resolves or soon after.
+const carriers = { 'built-in HTTP': () => ({}), 'a user fetch': () => ({ fetch: (url, init) => fetch(url, init) }) };
+const perServer = [];
+const progressClients = {
+  MCPClient: async (def, onUpdate) => {
+    const c = client({ ev: def });
+    await c.progress.onUpdate('ev', onUpdate);
+    return (await c.listTools())['ev_trigger-long-running-operation'];
+  },
+  InternalMastraMCPClient: async (def, onUpdate) => {
+    const c = new InternalMastraMCPClient({ name: 'ev', server: def });
+    perServer.push(c);
+    c.progress.onUpdate(onUpdate);
+    await c.connect();
+    return (await c.tools())['trigger-long-running-operation'];
+  },
+};
+after(() => Promise.all(perServer.map((c) => c.disconnect())));
+for (const [kind, make] of Object.entries(progressClients)) {
+  for (const [carrier, carry] of Object.entries(carriers)) {
+    test(`progress through ${kind} over ${carrier}: a call without context reports its steps`, async () => {
+      const updates = [];
+      const longTask = await make({ ...transports.streamableHttp(), enableProgressTracking: true, ...carry() }, (p) => updates.push(p));
+      assert.match(JSON.stringify(await longTask.execute({ duration: 0.2, steps: 3 })), /Long running operation completed/);
+      await waitFor(() => updates.length >= 3, { message: `three progress updates (got ${JSON.stringify(updates)})` });
+      assert.deepEqual(updates.map((u) => u.progress), [1, 2, 3]);
+      assert.equal(new Set(updates.map((u) => u.progressToken)).size, 1, 'one token for the call');
+      assert.equal(typeof updates[0].progressToken, 'string');
+    });
+  }
+}
 
 for (const [transport, define] of Object.entries(transports)) {
   test(`progress over ${transport}: enableProgressTracking false sends no progress token and delivers no progress`, async () => {

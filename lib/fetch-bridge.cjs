@@ -31,8 +31,12 @@ function neverConnected(err, depth = 0) {
 class FetchBridge {
   #servers;
   #contexts;
+  /** Request id -> the body reader of its response. */
   #bodies = new Map();
-  #nextBodyId = 1;
+  /** Request id -> the AbortController of a fetch whose response has not come yet. */
+  #pending = new Map();
+  /** Ids the core let go of before their fetch started here (its calls may arrive out of order). */
+  #abandoned = new Set();
 
   /** @param servers server definitions; @param contexts Map<callId, RequestContext> */
   constructor(servers, contexts) {
@@ -48,7 +52,8 @@ class FetchBridge {
     return typeof def.fetch === 'function' ? def.fetch : globalThis.fetch;
   }
 
-  async fetch({ server, url, method, headers, body, context, redirect }) {
+  async fetch({ id, server, url, method, headers, body, context, redirect }) {
+    if (this.#abandoned.delete(id)) return { status: 0, headers: [], url: '', unreachable: 'the request was abandoned before it was sent' };
     const userFetch = this.#fetchFor(server, method, headers);
     const dispatcher = this.#servers[server]?.requestInit?.dispatcher;
     const init = {
@@ -58,23 +63,37 @@ class FetchBridge {
       ...(redirect === 'manual' ? { redirect } : {}),
       ...(dispatcher != null ? { dispatcher } : {}),
     };
+    // The core aborts a request it let go of before its response came (`cancel(id)`).
+    const controller = new AbortController();
+    init.signal = controller.signal;
+    this.#pending.set(id, controller);
     const requestContext = context != null ? (this.#contexts.get(context) ?? null) : null;
     let response;
     try {
       response = await userFetch(url, init, requestContext);
     } catch (e) {
+      if (controller.signal.aborted) throw new Error(`the fetch for MCP server ${server} was aborted`);
       const code = neverConnected(e);
       // Not a response: `unreachable` tells the core the request never left (typed, not by text).
       if (code) return { status: 0, headers: [], url: '', unreachable: `${e?.message ?? e} (${code})` };
-      throw new Error(`the fetch for MCP server ${server} failed: ${e?.message ?? e}`);
+      // Nothing in its cause says no connection was opened: the request may have reached the server.
+      const cause = e?.cause?.code ?? e?.cause?.message;
+      throw new Error(`the fetch for MCP server ${server} failed, and may have run: ${e?.message ?? e}${cause ? ` (${cause})` : ''}`);
+    } finally {
+      this.#pending.delete(id);
+    }
+    if (controller.signal.aborted) {
+      // Nobody reads it any more: a fetch that ignored its signal is closed here.
+      response?.body?.cancel?.().catch(() => {});
+      throw new Error(`the fetch for MCP server ${server} was aborted`);
     }
     if (!response || typeof response.status !== 'number' || !response.headers) {
       throw new Error(`the fetch for MCP server ${server} did not return a Response`);
     }
     let bodyId;
     if (response.body) {
-      bodyId = this.#nextBodyId++;
-      this.#bodies.set(bodyId, response.body.getReader());
+      bodyId = id;
+      this.#bodies.set(id, response.body.getReader());
     }
     return { status: response.status, headers: [...response.headers], url: response.url ?? '', bodyId };
   }
@@ -90,10 +109,18 @@ class FetchBridge {
     return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   }
 
-  cancel(bodyId) {
-    const reader = this.#bodies.get(bodyId);
-    this.#bodies.delete(bodyId);
-    reader?.cancel().catch(() => {});
+  /** The core let go of request `id`: its fetch is aborted, or its body cancelled. */
+  cancel(id) {
+    const controller = this.#pending.get(id);
+    if (controller) return void controller.abort();
+    const reader = this.#bodies.get(id);
+    if (!reader) {
+      // Not started yet (the cancel overtook its fetch); at most one id per such race.
+      this.#abandoned.add(id);
+      return;
+    }
+    this.#bodies.delete(id);
+    reader.cancel().catch(() => {});
   }
 }
 

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::{BoxFuture, FutureExt};
 use rmcp::model::SubscriptionFilter;
 use rmcp::service::RoleClient;
 use rmcp::service::Subscription;
@@ -42,12 +43,20 @@ impl Layer for Hook {
         listen(conn, live);
     }
 
-    fn renewed(&self, conn: &Connection, live: &Arc<Live>) {
-        // A reconnect severs the stream: the server is not told.
+    fn renewed<'a>(&'a self, conn: &'a Connection, live: &'a Arc<Live>) -> BoxFuture<'a, ()> {
+        // A reconnect severs the stream: the server is not told. The reconnect returns once the
+        // new stream is acknowledged (bounded), as 2.0's does: an update announced right after
+        // it is not missed.
         if let Some(listener) = live.slots.peek::<Listener>() {
             listener.stop(false);
         }
-        listen(conn, live);
+        let acknowledged = listen(conn, live);
+        async move {
+            if let Some(acknowledged) = acknowledged {
+                acknowledged.wait().await;
+            }
+        }
+        .boxed()
     }
 
     fn closing(&self, live: &Live) {
@@ -77,11 +86,17 @@ fn listen(conn: &Connection, live: &Live) -> Option<Acknowledged> {
 
 /// Settles once the stream asking for an interest is acknowledged by the server (or failed,
 /// or was replaced before): registering a handler or subscribing resolves then, as in 2.0.
-pub struct Acknowledged(tokio::sync::watch::Receiver<bool>);
+pub struct Acknowledged {
+    settled: tokio::sync::watch::Receiver<u64>,
+    /// The generation of the interest asked for.
+    target: u64,
+}
 
 impl Acknowledged {
     async fn wait(mut self) {
-        let _ = tokio::time::timeout(ACK_BOUND, self.0.wait_for(|done| *done)).await;
+        let target = self.target;
+        // A stream task that ended (the session closed) settles every waiter.
+        let _ = tokio::time::timeout(ACK_BOUND, self.settled.wait_for(|s| *s >= target)).await;
     }
 }
 
@@ -99,7 +114,9 @@ const CHANNEL_OPEN_BOUND: Duration = Duration::from_secs(5);
 /// for them is opened if it is not yet (see `transport::listener`).
 pub async fn want_list_changes(conn: &Connection, kind: ListKind) {
     let changed = conn.slots().get::<Wanted>().0.lock().is_ok_and(|mut i| i.want(kind));
-    let Some(live) = conn.try_current() else { return };
+    let Some(live) = conn.try_current() else {
+        return;
+    };
     if live.is_modern() {
         if changed {
             if let Some(acknowledged) = listen(conn, &live) {
@@ -208,25 +225,36 @@ impl Interest {
     }
 }
 
-/// The `subscriptions/listen` stream of one session, if one is open, and what it asks for.
-#[derive(Default)]
+/// The `subscriptions/listen` stream of one session and what it should ask for. One task per
+/// session drives it: changes are applied one at a time, as `@mastra/mcp` 2.0 serializes them
+/// (a stream is replaced only once the server acknowledged it, so every replaced stream that went
+/// out is cancelled by id on the wire, whatever carries the bytes); changes made while a
+/// replacement is on its way are gathered into the next one (only the last interest is asked for).
 pub struct Listener {
-    open: Mutex<Option<OpenStream>>,
+    driver: Mutex<Option<Driver>>,
+    /// The generation of the last interest asked for, over every stream of the session (a
+    /// stream severed by a reconnect is followed by one that settles what was asked of it).
+    asked: std::sync::atomic::AtomicU64,
+    /// The last generation settled (acknowledged, refused, or given up).
+    settled: tokio::sync::watch::Sender<u64>,
 }
 
-struct OpenStream {
-    interest: Interest,
-    stop: CancellationToken,
-    /// Set when the stream is ended on purpose (replaced, or closed): the server is told.
-    /// A stream severed by a reconnect is not.
-    told: Arc<AtomicBool>,
-}
-
-impl OpenStream {
-    fn end(self, tell: bool) {
-        self.told.store(tell, Ordering::SeqCst);
-        self.stop.cancel();
+impl Default for Listener {
+    fn default() -> Self {
+        Listener { driver: Mutex::new(None), asked: Default::default(), settled: tokio::sync::watch::channel(0).0 }
     }
+}
+
+/// What the session's stream task is asked to do.
+struct Driver {
+    /// The interest the stream should ask for, and its generation (bumped on each change).
+    wanted: Arc<Mutex<(Interest, u64)>>,
+    /// Wakes the task when `wanted` changes.
+    wake: Arc<tokio::sync::Notify>,
+    stop: CancellationToken,
+    /// Set when the stream is ended on purpose (closed): the server is told. A stream severed
+    /// by a reconnect is not.
+    told: Arc<AtomicBool>,
 }
 
 /// How long registering a handler or subscribing waits for the server to acknowledge the stream.
@@ -234,33 +262,70 @@ const ACK_BOUND: Duration = Duration::from_secs(5);
 
 impl Listener {
     /// Makes the session's stream ask for `interest`: nothing happens when it already does; an
-    /// empty interest closes it; otherwise a new stream replaces the old one (which is cancelled).
-    /// Returns what settles once the new stream is acknowledged, if one was started.
+    /// empty interest closes it; otherwise a new stream replaces the old one (which is cancelled)
+    /// once the stream before it is settled. Returns what settles once the stream asking for this
+    /// interest is acknowledged (or refused), if one was asked for.
     pub fn apply(&self, live: &Live, shared: &Arc<HandlerShared>, wanted: impl FnOnce() -> Interest) -> Option<Acknowledged> {
-        let Ok(mut open) = self.open.lock() else { return None };
-        let interest = &wanted();
-        if open.as_ref().map(|o| &o.interest) == Some(interest) || (open.is_none() && interest.is_empty()) {
+        let Ok(mut driver) = self.driver.lock() else {
             return None;
-        }
-        let (acked, acknowledged) = tokio::sync::watch::channel(false);
-        let replacement = (!interest.is_empty()).then(|| {
-            let stream = OpenStream { interest: interest.clone(), stop: CancellationToken::new(), told: Default::default() };
-            let control = Control { stop: stream.stop.clone(), told: stream.told.clone(), acked };
-            start(live.peer().clone(), live.cancel_announcer(), shared.clone(), interest.filter(), control);
-            stream
-        });
-        let started = replacement.is_some();
-        if let Some(old) = std::mem::replace(&mut *open, replacement) {
-            old.end(true);
-        }
-        started.then_some(Acknowledged(acknowledged))
+        };
+        let interest = wanted();
+        let Some(running) = driver.as_ref() else {
+            if interest.is_empty() {
+                // Nothing to open: whatever was asked of a stream severed before is settled.
+                let asked = self.asked.load(Ordering::SeqCst);
+                self.settle(asked);
+                return None;
+            }
+            let target = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
+            let started = Driver {
+                wanted: Arc::new(Mutex::new((interest, target))),
+                wake: Default::default(),
+                stop: CancellationToken::new(),
+                told: Default::default(),
+            };
+            let task = Task {
+                peer: live.peer().clone(),
+                announcer: live.cancel_announcer(),
+                shared: shared.clone(),
+                wanted: started.wanted.clone(),
+                wake: started.wake.clone(),
+                stop: started.stop.clone(),
+                told: started.told.clone(),
+                settle: self.settled.clone(),
+            };
+            tokio::spawn(task.run());
+            *driver = Some(started);
+            return Some(Acknowledged { settled: self.settled.subscribe(), target });
+        };
+        let target = {
+            let Ok(mut asked) = running.wanted.lock() else {
+                return None;
+            };
+            if asked.0 != interest {
+                asked.0 = interest;
+                asked.1 = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
+                running.wake.notify_one();
+            }
+            asked.1
+        };
+        Some(Acknowledged { settled: self.settled.subscribe(), target })
+    }
+
+    fn settle(&self, generation: u64) {
+        self.settled.send_modify(|s| *s = (*s).max(generation));
     }
 
     /// Closes the stream, if any; `tell`: the server is told it is cancelled (not when a
-    /// reconnect severs it).
+    /// reconnect severs it, and the stream that follows settles what was asked of it).
     pub fn stop(&self, tell: bool) {
-        if let Some(open) = self.open.lock().ok().and_then(|mut o| o.take()) {
-            open.end(tell);
+        if let Some(driver) = self.driver.lock().ok().and_then(|mut d| d.take()) {
+            driver.told.store(tell, Ordering::SeqCst);
+            driver.stop.cancel();
+        }
+        if tell {
+            // The session is closing: nobody waits for its streams any more.
+            self.settle(u64::MAX);
         }
     }
 }
@@ -275,58 +340,120 @@ async fn cancel(mut subscription: Subscription, announcer: Option<Arc<CancelAnno
     let _ = subscription.cancel().await;
 }
 
-/// How a stream's task is told to end, and tells that it is acknowledged.
-struct Control {
+/// The task that keeps one session's stream asking for what is wanted.
+struct Task {
+    peer: Peer<RoleClient>,
+    announcer: Option<Arc<CancelAnnouncer>>,
+    shared: Arc<HandlerShared>,
+    wanted: Arc<Mutex<(Interest, u64)>>,
+    wake: Arc<tokio::sync::Notify>,
     stop: CancellationToken,
     told: Arc<AtomicBool>,
-    acked: tokio::sync::watch::Sender<bool>,
+    settle: tokio::sync::watch::Sender<u64>,
 }
 
-/// Opens the subscription on `peer` and drains it until `stop` fires or the subscription ends.
-/// Returns at once; the work runs on the runtime.
-fn start(peer: Peer<RoleClient>, announcer: Option<Arc<CancelAnnouncer>>, shared: Arc<HandlerShared>, filter: SubscriptionFilter, control: Control) {
-    let Control { stop, told, acked } = control;
-    tokio::spawn(async move {
-        let opened = tokio::select! {
-            // A stream replaced before it went out (concurrent subscribe calls) is never sent;
-            // one replaced before the server acknowledged it is closed at once (rmcp closes its
-            // request), so it carries nothing more.
-            biased;
-            _ = stop.cancelled() => {
-                let _ = acked.send(true);
-                return;
-            }
-            opened = peer.listen(filter) => opened,
-        };
-        let _ = acked.send(true);
-        let mut subscription = match opened {
-            Ok(s) => s,
-            Err(e) => {
-                shared.diagnostic("debug", format!("subscriptions/listen was not accepted: {e}"));
-                return;
-            }
+/// The stream that is open, and the interest it was asked for.
+struct Open {
+    interest: Interest,
+    /// `None` once the server ended it (or it failed): nothing to drain or cancel.
+    subscription: Option<Subscription>,
+}
+
+impl Task {
+    fn settled(&self, generation: u64) {
+        self.settle.send_modify(|s| *s = (*s).max(generation));
+    }
+
+    /// Drains an open subscription's notifications (already routed by the transport in arrival
+    /// order, see the module docs) until it ends; pending forever when there is none.
+    async fn drain(&self, open: &mut Option<Open>) {
+        let Some(subscription) = open.as_mut().and_then(|o| o.subscription.as_mut()) else {
+            return std::future::pending().await;
         };
         loop {
-            tokio::select! {
-                next = subscription.next() => match next {
-                    // Already routed by the transport in arrival order (see the module docs).
-                    Ok(Some(_notification)) => {}
-                    Ok(None) => {
-                        shared.diagnostic("debug", format!("subscriptions/listen ended ({:?})", subscription.end()));
-                        return;
-                    }
-                    Err(e) => {
-                        shared.diagnostic("debug", format!("subscriptions/listen failed: {e}"));
-                        return;
-                    }
-                },
-                _ = stop.cancelled() => {
-                    cancel(subscription, announcer, told.load(Ordering::SeqCst)).await;
-                    return;
+            match subscription.next().await {
+                Ok(Some(_notification)) => {}
+                Ok(None) => {
+                    self.shared.diagnostic("debug", format!("subscriptions/listen ended ({:?})", subscription.end()));
+                    break;
+                }
+                Err(e) => {
+                    self.shared.diagnostic("debug", format!("subscriptions/listen failed: {e}"));
+                    break;
                 }
             }
         }
-    });
+        if let Some(o) = open.as_mut() {
+            o.subscription = None;
+        }
+    }
+
+    async fn run(self) {
+        let mut open: Option<Open> = None;
+        loop {
+            let Ok((interest, generation)) = self.wanted.lock().map(|w| w.clone()) else {
+                return;
+            };
+            if open.as_ref().map(|o| &o.interest) == Some(&interest) || (open.is_none() && interest.is_empty()) {
+                self.settled(generation);
+                tokio::select! {
+                    biased;
+                    _ = self.stop.cancelled() => break,
+                    _ = self.wake.notified() => continue,
+                    _ = self.drain(&mut open) => continue,
+                }
+            }
+            if interest.is_empty() {
+                if let Some(subscription) = open.take().and_then(|o| o.subscription) {
+                    cancel(subscription, self.announcer.clone(), true).await;
+                }
+                continue;
+            }
+            let replacement = {
+                let listening = self.peer.listen(interest.filter());
+                tokio::pin!(listening);
+                loop {
+                    tokio::select! {
+                        biased;
+                        // Closing: the stream on its way is waited for (bounded), so that, once
+                        // the server acknowledged it, it can be cancelled by id as well. Severed by
+                        // a reconnect: it is dropped (rmcp closes its request).
+                        _ = self.stop.cancelled() => {
+                            if self.told.load(Ordering::SeqCst) {
+                                if let Ok(Ok(subscription)) = tokio::time::timeout(ACK_BOUND, &mut listening).await {
+                                    cancel(subscription, self.announcer.clone(), true).await;
+                                }
+                            }
+                            break None;
+                        }
+                        opened = &mut listening => break Some(opened),
+                        _ = self.drain(&mut open) => {}
+                    }
+                }
+            };
+            let Some(opened) = replacement else { break };
+            self.settled(generation);
+            match opened {
+                Ok(subscription) => {
+                    // The new stream carries the interest now: the one it replaces is cancelled.
+                    if let Some(old) = open.replace(Open { interest, subscription: Some(subscription) }).and_then(|o| o.subscription) {
+                        cancel(old, self.announcer.clone(), true).await;
+                    }
+                }
+                Err(e) => {
+                    self.shared.diagnostic("debug", format!("subscriptions/listen was not accepted: {e}"));
+                    // Not asked again until the interest changes; the stream before it stays.
+                    match open.as_mut() {
+                        Some(o) => o.interest = interest,
+                        None => open = Some(Open { interest, subscription: None }),
+                    }
+                }
+            }
+        }
+        if let Some(subscription) = open.and_then(|o| o.subscription) {
+            cancel(subscription, self.announcer.clone(), self.told.load(Ordering::SeqCst)).await;
+        }
+    }
 }
 
 #[cfg(test)]

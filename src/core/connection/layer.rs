@@ -18,8 +18,11 @@ pub trait Layer: Send + Sync {
     fn opened(&self, _conn: &Connection, _live: &Arc<Live>) {}
 
     /// `reconnect()` kept a stateless (2026-07-28 HTTP) session: what the layer holds open on
-    /// it is to be reopened.
-    fn renewed(&self, _conn: &Connection, _live: &Arc<Live>) {}
+    /// it is to be reopened. `reconnect()` returns once every layer's reopening is done (each
+    /// bounded by its layer), so what the user does next finds it open.
+    fn renewed<'a>(&'a self, _conn: &'a Connection, _live: &'a Arc<Live>) -> BoxFuture<'a, ()> {
+        futures::future::ready(()).boxed()
+    }
 
     /// A session is about to be closed.
     fn closing(&self, _live: &Live) {}

@@ -331,7 +331,7 @@ impl Connection {
                 remote.net.release();
             }
             for layer in &self.layers {
-                layer.renewed(self, &live);
+                layer.renewed(self, &live).await;
             }
             return Ok(());
         }
