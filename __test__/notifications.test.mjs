@@ -1,10 +1,10 @@
 // Notifications and server-initiated messages: tools/list_changed, progress (with and without
 // `enableProgressTracking`), server logs (`logger`/`log`, `enableServerLogs`, 2.0's `serverLogLevel`); against our
 // stdio fixture, server-everything over stdio, Streamable HTTP and SSE, and @mastra/mcp 2.0's MCPServer.
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InternalMastraMCPClient } from '../index.mjs';
-import { stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
+import { fixturePath, nodeBin, startUrlServer, stdioFixtureServer, waitFor } from './fixtures/helpers.mjs';
 import { everythingStdio, useTestbed } from './fixtures/testbed.mjs';
 
 const everything = everythingStdio();
@@ -100,6 +100,42 @@ for (const [kind, make] of Object.entries(progressClients)) {
       assert.deepEqual(updates.map((u) => u.progress), [1, 2, 3]);
       assert.equal(new Set(updates.map((u) => u.progressToken)).size, 1, 'one token for the call');
       assert.equal(typeof updates[0].progressToken, 'string');
+    });
+  }
+}
+
+// Progress a server sends outside the request (the TS SDK's `server.notification()`, as the server of mastra's
+// own 1.x progress test does) travels on the session's GET stream: a registered progress handler opens it as
+// the session opens. The steps are a millisecond apart and the call answers at once, in an app that loaded
+// Mastra first (no quiet spell before the call): every update has arrived when the call resolves.
+let outOfBand;
+before(async () => {
+  outOfBand = await startUrlServer('progress-oob', nodeBin, [fixturePath('progress-oob-server.mjs')]);
+});
+after(() => outOfBand?.stop());
+const outOfBandClients = {
+  MCPClient: async (def, onUpdate) => {
+    const c = client({ oob: def });
+    await c.progress.onUpdate('oob', onUpdate);
+    return (await c.listTools()).oob_longTask;
+  },
+  InternalMastraMCPClient: async (def, onUpdate) => {
+    const c = new InternalMastraMCPClient({ name: 'progress-client', server: def });
+    perServer.push(c);
+    c.progress.onUpdate(onUpdate);
+    await c.connect();
+    return (await c.tools()).longTask;
+  },
+};
+for (const [kind, make] of Object.entries(outOfBandClients)) {
+  for (const [carrier, carry] of Object.entries(carriers)) {
+    test(`progress sent outside the request through ${kind} over ${carrier}: every update has arrived when the call resolves`, async () => {
+      await import('@mastra/core/tools');
+      const updates = [];
+      const longTask = await make({ url: new URL(outOfBand.url), enableProgressTracking: true, ...carry() }, (p) => updates.push(p));
+      assert.match(JSON.stringify(await longTask.execute({ count: 3, delayMs: 1 })), /Long task completed/);
+      assert.deepEqual(updates.map((u) => u.progress), [1, 2, 3], JSON.stringify(updates));
+      assert.ok(updates.every((u) => u.total === 3 && typeof u.progressToken === 'string'));
     });
   }
 }

@@ -65,6 +65,10 @@ pub struct HandlerShared {
     /// Set once a handler is registered with `elicitation.onRequest`: it answers input requests,
     /// and is waited for as long as it takes (`asking::bound`).
     pub input_handler: AtomicBool,
+    /// Set once a handler of what a server may send outside any request (`progress`, `logging`)
+    /// is registered: a Streamable HTTP session's GET stream then goes out as the session opens
+    /// (servers such as the TS SDK's send a tool's progress there), not after a quiet spell.
+    pub unasked_handler: AtomicBool,
     pub user_capabilities: Map<String, Value>,
     /// Roots answered to `roots/list`; replaced by `setRoots()`.
     pub roots: Mutex<Vec<Value>>,
@@ -122,6 +126,7 @@ impl HandlerShared {
             elicitation: AtomicBool::new(config.elicitation),
             request_timeout_ms: config.timeout_ms.unwrap_or(super::config::DEFAULT_REQUEST_TIMEOUT_MS),
             input_handler: AtomicBool::new(false),
+            unasked_handler: AtomicBool::new(false),
             user_capabilities: config.capabilities.clone(),
             roots: Mutex::new(config.roots.clone()),
             advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),

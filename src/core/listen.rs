@@ -70,7 +70,10 @@ impl Layer for Hook {
 /// sampling): a handshake session's channel for unasked messages is then opened at once, since
 /// a server may send such a request there while one of our calls waits for it.
 fn asks_unasked(shared: &HandlerShared) -> bool {
-    shared.elicitation.load(std::sync::atomic::Ordering::SeqCst) || shared.advertise_roots || shared.user_capabilities.contains_key("sampling")
+    shared.elicitation.load(std::sync::atomic::Ordering::SeqCst)
+        || shared.advertise_roots
+        || shared.user_capabilities.contains_key("sampling")
+        || shared.unasked_handler.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Makes the session's `subscriptions/listen` ask for what is wanted now (2026-07-28 sessions

@@ -1,8 +1,9 @@
 //! What a handler the user registers asks of the core, by the kind the face registers it under
 //! (one coarse call per registration): a list-changed handler asks the server's 2026-07-28
 //! sessions to listen for that list (`listen::want_list_changes`); an `elicitation.onRequest`
-//! handler answers input requests and is waited for without a bound (`asking::bound`); the other
-//! kinds (`progress`, `resourceUpdated`, …) ask nothing.
+//! handler answers input requests and is waited for without a bound (`asking::bound`); a
+//! `progress` or `logging` handler asks for what a server sends outside any request (a Streamable
+//! HTTP session's GET stream, at once); the other kinds (`resourceUpdated`, …) ask nothing.
 
 use std::sync::atomic::Ordering;
 
@@ -17,6 +18,8 @@ pub enum Asks {
     ListChanges(ListKind),
     /// Input requests go to it, waited for as long as it takes.
     AnswersInput,
+    /// What the server sends outside any request (its progress and logs may come that way).
+    UnaskedMessages,
     Nothing,
 }
 
@@ -27,6 +30,7 @@ pub fn asks(kind: &str) -> Asks {
         "promptListChanged" => Asks::ListChanges(ListKind::Prompts),
         "resourceListChanged" => Asks::ListChanges(ListKind::Resources),
         "elicitation" => Asks::AnswersInput,
+        "progress" | "logging" => Asks::UnaskedMessages,
         _ => Asks::Nothing,
     }
 }
@@ -39,6 +43,14 @@ pub async fn registered(registry: &Registry, server: &str, kind: &str) -> Result
         Asks::AnswersInput => {
             if let Ok(conn) = registry.get(server) {
                 conn.shared().input_handler.store(true, Ordering::SeqCst);
+            }
+        }
+        Asks::UnaskedMessages => {
+            if let Ok(conn) = registry.get(server) {
+                conn.shared().unasked_handler.store(true, Ordering::SeqCst);
+                if let Some(live) = conn.try_current() {
+                    live.want_channel();
+                }
             }
         }
         Asks::ListChanges(list) => listen::want_list_changes(&*registry.get(server)?, list).await,
@@ -56,7 +68,9 @@ mod tests {
         assert_eq!(asks("promptListChanged"), Asks::ListChanges(ListKind::Prompts));
         assert_eq!(asks("resourceListChanged"), Asks::ListChanges(ListKind::Resources));
         assert_eq!(asks("elicitation"), Asks::AnswersInput);
-        for kind in ["progress", "resourceUpdated", "logging", ""] {
+        assert_eq!(asks("progress"), Asks::UnaskedMessages);
+        assert_eq!(asks("logging"), Asks::UnaskedMessages);
+        for kind in ["resourceUpdated", ""] {
             assert_eq!(asks(kind), Asks::Nothing, "{kind}");
         }
     }
