@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { RequestContext } from '@mastra/core/request-context';
 import { MastraError } from '@mastra/core/error';
-import { MCPClient } from '../index.mjs';
+import { InternalMastraMCPClient, MCPClient } from '../index.mjs';
 import { startHttpFixture } from './fixtures/http-server.mjs';
 import { waitFor } from './fixtures/helpers.mjs';
 
@@ -79,6 +79,49 @@ test('streamable: an expired session re-initializes and the call runs exactly on
   assert.equal(a.state.executions, before + 1, 'executed once');
   assert.equal(out.content[0].text, String(before + 1));
 });
+
+// Session expiry and cancellation behave the same whatever carries the bytes (the built-in client or a
+// user's fetch) and whichever client class makes the call.
+const carriers = { 'built-in HTTP': () => ({}), 'a user fetch': () => ({ fetch: (url, init) => fetch(url, init) }) };
+const classes = {
+  MCPClient: async (def) => {
+    const tools = await client(def).listTools();
+    return (name) => tools[`r_${name}`];
+  },
+  InternalMastraMCPClient: async (def) => {
+    const c = new InternalMastraMCPClient({ name: 'r', server: def });
+    clients.push(c);
+    await c.connect();
+    const tools = await c.tools();
+    return (name) => tools[name];
+  },
+};
+const posted = (f, method) => f.requests.filter((r) => r.method === 'POST' && r.body?.includes(`"method":"${method}"`));
+for (const [kind, make] of Object.entries(classes)) {
+  for (const [carrier, carry] of Object.entries(carriers)) {
+    test(`expiry through ${kind} over ${carrier}: an expired session re-initializes and the call runs exactly once`, async () => {
+      const tool = await make({ url: new URL(a.mcpUrl), ...carry() });
+      const before = a.state.executions;
+      a.expireSessions();
+      const out = await tool('count').execute({}, {});
+      assert.equal(a.state.executions, before + 1, 'executed once');
+      assert.equal(out.content[0].text, String(before + 1));
+    });
+
+    test(`cancellation through ${kind} over ${carrier}: an aborted call ends with its reason and the server is told`, async () => {
+      const tool = await make({ url: new URL(a.mcpUrl), ...carry() });
+      const cancelledBefore = posted(a, 'notifications/cancelled').length;
+      const slowBefore = a.requests.filter((r) => r.body?.includes('"name":"slow"')).length;
+      const ac = new AbortController();
+      const call = tool('slow').execute({ ms: 60000 }, { abortSignal: ac.signal });
+      await waitFor(() => a.requests.filter((r) => r.body?.includes('"name":"slow"')).length > slowBefore, { message: 'the call reached the server' });
+      ac.abort('the user pressed stop');
+      await assert.rejects(call, (e) => /the user pressed stop/.test(`${e.message} ${e.cause?.message ?? ''}`));
+      await waitFor(() => posted(a, 'notifications/cancelled').length > cancelledBefore, { message: 'notifications/cancelled reached the server' });
+      assert.equal((await tool('echo').execute({ message: 'after' }, {})).content[0].text, 'Echo: after', 'the session stays usable');
+    });
+  }
+}
 
 test('sse: a /sse url speaks the legacy transport: tools, resources, prompts', async () => {
   const c = client({ url: a.sseUrl });
