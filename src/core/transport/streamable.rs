@@ -170,6 +170,24 @@ impl McpHttp {
         }
     }
 
+    /// A request refused with the 2026-07-28 revision's `UnsupportedProtocolVersion` (400,
+    /// -32022) whose `supported` list names the version it was sent with (its
+    /// `MCP-Protocol-Version` header) is sent once more, as the revision asks (retry with a
+    /// version the server offers: this client speaks one stateless revision, so the offer it can
+    /// take is that one). Any other 400 comes back as it was (its body read, up to 64 KiB).
+    async fn again_if_version_offered(&self, response: HttpResponse, req: HttpRequest, deadline: Option<SendDeadline>) -> HttpResult<HttpResponse> {
+        let Some(sent) = req.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version")).map(|(_, v)| v.clone()) else {
+            return Ok(response);
+        };
+        let (status, headers, url) = (response.status, response.headers.clone(), response.url.clone());
+        let body = response.bytes(64 * 1024).await.unwrap_or_default();
+        if offers_version(&body, &sent) {
+            tracing::debug!("the server refused protocol version {sent} but lists it as supported; sending the request once more");
+            return self.send_when_reachable(req, deadline).await;
+        }
+        Ok(HttpResponse { status, headers, url, body: futures::stream::once(async move { Ok(body) }).boxed() })
+    }
+
     async fn send(&self, req: HttpRequest) -> HttpResult<HttpResponse> {
         let response = self.net.send(req).await.map_err(StreamableHttpError::Client)?;
         if let Some(id) = response.header(SESSION_HEADER) {
@@ -195,6 +213,18 @@ async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal) -> St
         }
     }
     StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
+}
+
+/// Whether a body is a JSON-RPC `UnsupportedProtocolVersion` error (-32022) whose
+/// `data.supported` names `version`.
+fn offers_version(body: &[u8], version: &str) -> bool {
+    const UNSUPPORTED_PROTOCOL_VERSION: i64 = rmcp::model::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0 as i64;
+    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(body) else { return false };
+    answer.pointer("/error/code").and_then(serde_json::Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION)
+        && answer
+            .pointer("/error/data/supported")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|offered| offered.iter().any(|v| v.as_str() == Some(version)))
 }
 
 /// Whether a 400 answering a request in a session says the server does not know the session.
@@ -246,7 +276,8 @@ impl StreamableHttpClient for McpHttp {
             JsonRpcMessage::Request(r) => r.request.extensions().get::<SendDeadline>().copied(),
             _ => None,
         };
-        let response = self.send_when_reachable(req, deadline).await?;
+        let response = self.send_when_reachable(req.clone(), deadline).await?;
+        let response = if response.status == 400 { self.again_if_version_offered(response, req, deadline).await? } else { response };
         let status = response.status;
         if status == 202 || status == 204 || (!expects_answer && (200..300).contains(&status)) {
             return Ok(StreamableHttpPostResponse::Accepted);
@@ -374,5 +405,20 @@ impl StreamableHttpClient for McpHttp {
                 event
             })
             .boxed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offers_version;
+
+    #[test]
+    fn a_refusal_is_retried_only_when_it_offers_the_version_sent() {
+        let refusal = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}"#;
+        assert!(offers_version(refusal, "2026-07-28"));
+        assert!(!offers_version(refusal, "2025-11-25"));
+        assert!(!offers_version(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2099-01-01"]}}}"#, "2026-07-28"));
+        assert!(!offers_version(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Missing header"}}"#, "2026-07-28"));
+        assert!(!offers_version(b"Bad Request", "2026-07-28"));
     }
 }
