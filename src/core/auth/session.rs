@@ -201,7 +201,7 @@ impl OAuthSession {
         if !expired(&tokens) {
             return Some(token);
         }
-        Some(self.renew(Some(&token), None).await.unwrap_or(token))
+        Some(self.renew(Some(&token), None, false).await.unwrap_or(token))
     }
 
     /// How many renewals (a refresh, or the provider's own grant) got a token so far.
@@ -211,12 +211,13 @@ impl OAuthSession {
 
     /// The server rejected `sent`: a new token, when one can be had without the user.
     pub async fn renew_after_rejection(&self, sent: Option<&str>, challenge: Option<&str>) -> Option<String> {
-        self.renew(sent, challenge).await
+        self.renew(sent, challenge, true).await
     }
 
-    /// Renews the token (a refresh, or the provider's own grant) without a browser step.
+    /// Renews the token (a refresh, or the provider's own grant) without a browser step;
+    /// `rejected`: the server refused the token, so its metadata is read again first.
     /// Serialised: a caller that waited finds the token another renewal stored.
-    async fn renew(&self, stale: Option<&str>, challenge: Option<&str>) -> Option<String> {
+    async fn renew(&self, stale: Option<&str>, challenge: Option<&str>, rejected: bool) -> Option<String> {
         let _turn = self.renewing.lock().await;
         if let Some(current) = self.stored_tokens().await {
             let token = str_field(&current, "access_token");
@@ -229,7 +230,7 @@ impl OAuthSession {
         if config.interactive() && self.stored_tokens().await.as_ref().and_then(|t| str_field(t, "refresh_token")).is_none() {
             return None;
         }
-        let options = self.options(challenge, AuthOptions { no_redirect: true, ..Default::default() });
+        let options = self.options(challenge, AuthOptions { no_redirect: true, rediscover: rejected, ..Default::default() });
         match driver::auth(&self.net, self.provider.as_ref(), &options).await {
             Ok(AuthResult::Authorized) => {
                 self.renewals.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -263,7 +264,7 @@ impl OAuthSession {
         if !config.interactive() {
             return Err(BeginError::Failed(format!("The OAuth provider of MCP server {} has no redirect URL", self.server)));
         }
-        self.redirect(self.options(challenge, AuthOptions { force_reauthorization: true, ..Default::default() })).await
+        self.redirect(self.options(challenge, AuthOptions { force_reauthorization: true, rediscover: true, ..Default::default() })).await
     }
 
     async fn redirect(&self, options: AuthOptions) -> Result<(), BeginError> {
@@ -329,7 +330,7 @@ impl OAuthSession {
             }
         }
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
-        self.redirect(self.options(Some(challenge), AuthOptions { scope, force_reauthorization: true, ..Default::default() })).await
+        self.redirect(self.options(Some(challenge), AuthOptions { scope, force_reauthorization: true, rediscover: true, ..Default::default() })).await
     }
 
     /// Completes the pending authorization with the callback's code (checking `state` and the

@@ -23,6 +23,9 @@ pub struct AuthOptions {
     pub resource_metadata_url: Option<String>,
     pub skip_issuer_metadata_validation: bool,
     pub force_reauthorization: bool,
+    /// The server refused a token: read its protected-resource metadata again before using a
+    /// saved discovery (its authorization server may have moved, SEP-2352).
+    pub rediscover: bool,
     /// Renew tokens only (refresh, or the provider's grant): where a new authorization would
     /// start, return `Redirect` without sending the user anywhere.
     pub no_redirect: bool,
@@ -152,25 +155,27 @@ pub fn resource_allowed(requested: &url::Url, configured: &url::Url) -> bool {
 
 /// `selectResourceURL`: the provider's `validateResourceURL` decides when it has one;
 /// otherwise the declared resource, checked against the server URL (none without metadata).
+/// The indicator is the resource exactly as given (RFC 8707 and RFC 9728 compare it as a
+/// string: `http://host:port` stays without the `/` a URL parser would add).
 pub async fn select_resource_url(
     server_url: &url::Url,
     provider: &dyn AuthProvider,
     config: &ProviderConfig,
     resource_metadata: Option<&Value>,
-) -> Result<Option<url::Url>, StepError> {
+) -> Result<Option<String>, StepError> {
     let mut default_resource = server_url.clone();
     default_resource.set_fragment(None);
     let declared = resource_metadata.and_then(|m| str_field(m, "resource"));
     if config.has("validateResourceURL") {
         let chosen = Provider(provider).validate_resource_url(default_resource.as_str(), declared).await.map_err(provider_error)?;
-        return chosen.map(|u| parse_url(&u)).transpose();
+        return chosen.map(|u| parse_url(&u).map(|_| u)).transpose();
     }
     let Some(declared) = declared else { return Ok(None) };
     let configured = parse_url(declared)?;
     if !resource_allowed(&default_resource, &configured) {
         return Err(StepError::failed(format!("Protected resource {declared} does not match expected {default_resource} (or origin)")));
     }
-    Ok(Some(configured))
+    Ok(Some(declared.to_string()))
 }
 
 fn discovery_state(info: &ServerInfo, resource_metadata_url: Option<&str>) -> Value {
@@ -192,12 +197,15 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     let config = p.config().await.map_err(provider_error)?;
     let client_metadata = resolve_client_metadata(&config);
     let server_url = parse_url(&options.server_url)?;
-    let cached = p.discovery_state().await.map_err(provider_error)?;
+    let mut cached = p.discovery_state().await.map_err(provider_error)?;
     let resource_metadata_url = options
         .resource_metadata_url
         .clone()
         .or_else(|| cached.as_ref().and_then(|c| str_field(c, "resourceMetadataUrl")).map(str::to_string));
     let explicit_metadata_url = resource_metadata_url.as_deref().map(parse_url).transpose()?;
+    if options.rediscover {
+        cached = discovery::still_current(net, &server_url, explicit_metadata_url.clone(), cached).await;
+    }
 
     let mut fresh_state = None;
     let info = match cached.as_ref().and_then(|c| str_field(c, "authorizationServerUrl").map(|u| (c, u.to_string()))) {
@@ -263,7 +271,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     let resource = select_resource_url(&server_url, provider, &config, info.resource_metadata.as_ref()).await?;
     if let Some(resource) = &resource {
         if config.has("saveResourceUrl") {
-            p.save_resource_url(resource.as_str()).await.map_err(provider_error)?;
+            p.save_resource_url(resource).await.map_err(provider_error)?;
         }
     }
     let scope = determine_scope(options.scope.as_deref(), info.resource_metadata.as_ref(), metadata, &config.client_metadata);
@@ -276,7 +284,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
         authorization_server: &authorization_server,
         metadata,
         client_information: Some(&client),
-        resource: resource.as_ref(),
+        resource: resource.as_deref(),
         client_auth: config.has("addClientAuthentication").then_some(&custom_auth as &dyn ClientAuthentication),
     };
 
@@ -314,7 +322,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
             redirect_url: &config.redirect_url,
             scope: scope.as_deref(),
             state: state.as_deref(),
-            resource: resource.as_ref(),
+            resource: resource.as_deref(),
         },
     )?;
     p.save_code_verifier(&authorization.code_verifier).await.map_err(provider_error)?;

@@ -138,7 +138,7 @@ pub struct TokenCall<'a> {
     pub authorization_server: &'a url::Url,
     pub metadata: Option<&'a Value>,
     pub client_information: Option<&'a Value>,
-    pub resource: Option<&'a url::Url>,
+    pub resource: Option<&'a str>,
     pub client_auth: Option<&'a dyn ClientAuthentication>,
 }
 
@@ -154,7 +154,7 @@ pub async fn execute(call: &TokenCall<'_>, params: Vec<(String, String)>) -> Res
         params,
     };
     if let Some(resource) = call.resource {
-        request.set_param("resource", resource.as_str());
+        request.set_param("resource", resource);
     }
     if let Some(hook) = call.client_auth {
         request = hook.apply(request, call.metadata).await?;
@@ -257,7 +257,7 @@ pub struct AuthorizationParams<'a> {
     pub redirect_url: &'a str,
     pub scope: Option<&'a str>,
     pub state: Option<&'a str>,
-    pub resource: Option<&'a url::Url>,
+    pub resource: Option<&'a str>,
 }
 
 pub fn start_authorization(authorization_server: &url::Url, p: &AuthorizationParams<'_>) -> Result<Authorization, StepError> {
@@ -343,10 +343,10 @@ mod tests {
     #[test]
     fn authorization_urls_carry_pkce_state_scope_and_resource() {
         let metadata = json!({ "authorization_endpoint": "https://as/auth", "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"] });
-        let resource = url::Url::parse("https://rs/mcp").unwrap();
+        let resource = "https://rs/mcp";
         let a = start_authorization(
             &url::Url::parse("https://as/").unwrap(),
-            &AuthorizationParams { metadata: Some(&metadata), client_id: "c", redirect_url: "http://127.0.0.1/cb", scope: Some("a offline_access"), state: Some("st"), resource: Some(&resource) },
+            &AuthorizationParams { metadata: Some(&metadata), client_id: "c", redirect_url: "http://127.0.0.1/cb", scope: Some("a offline_access"), state: Some("st"), resource: Some(resource) },
         )
         .unwrap();
         let q: std::collections::HashMap<_, _> = a.url.query_pairs().into_owned().collect();
