@@ -4,7 +4,8 @@
 // scenario runs with the client at its defaults (no `protocolVersion`); the scenarios the suite
 // runs only at the 2026-07-28 revision run once more with `protocolVersion: '2026-07-28'`, as
 // the suite asks (MCP_CONFORMANCE_PROTOCOL_VERSION). Every scenario the suite lists is expected
-// to pass, or not to pass for a reason given below.
+// to pass, or not to pass for a reason given below. The DPoP scenarios ask for sender-constrained
+// tokens: the client program sets `dpop: true` on its provider there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -15,11 +16,7 @@ const suite = conformance(require.resolve('@modelcontextprotocol/conformance-nex
 const STATELESS = '2026-07-28';
 
 /** Scenarios that do not pass, each with the reason; every other listed scenario must pass. */
-const notPassing = {
-  // RFC 9449 sender-constrained tokens: the client has no DPoP yet.
-  'auth/dpop': 'no DPoP (RFC 9449)',
-  'auth/dpop-nonce': 'no DPoP (RFC 9449)',
-};
+const notPassing = {};
 
 /**
  * With `protocolVersion` left unset the client opens with the `initialize` handshake, as

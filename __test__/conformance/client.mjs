@@ -38,6 +38,8 @@ function oauthProvider() {
     clientInformation: context.client_id ? { client_id: context.client_id, client_secret: context.client_secret, redirect_uris: [redirectUrl] } : undefined,
     clientMetadataUrl: scenario === 'auth/basic-cimd' ? 'https://conformance-test.local/client-metadata.json' : undefined,
     onRedirectToAuthorization: (url) => browse(url.href),
+    // The DPoP scenarios ask for sender-constrained tokens (RFC 9449).
+    dpop: scenario.startsWith('auth/dpop'),
   });
 }
 

@@ -50,7 +50,7 @@ class MCPOAuthClientProvider {
   #stateGenerator;
   #pinnedState;
 
-  constructor({ redirectUrl, clientMetadata, clientInformation, clientMetadataUrl, storage, onRedirectToAuthorization, stateGenerator } = {}) {
+  constructor({ redirectUrl, clientMetadata, clientInformation, clientMetadataUrl, storage, onRedirectToAuthorization, stateGenerator, dpop } = {}) {
     if (!redirectUrl) throw new TypeError('MCPOAuthClientProvider requires a redirectUrl');
     if (!clientMetadata) throw new TypeError('MCPOAuthClientProvider requires clientMetadata');
     this.#redirectUrl = String(redirectUrl);
@@ -58,6 +58,8 @@ class MCPOAuthClientProvider {
     this.#clientMetadata = { ...clientMetadata };
     this.#preRegistered = clientInformation;
     this.clientMetadataUrl = clientMetadataUrl;
+    /** Sender-constrained tokens (RFC 9449): the core keeps the key and signs the proofs. */
+    this.dpop = dpop === true;
     this.#storage = storage ?? new InMemoryOAuthStorage();
     this.#onRedirect = onRedirectToAuthorization;
     this.#stateGenerator = stateGenerator ?? (() => require('node:crypto').randomUUID());

@@ -133,6 +133,7 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
                 client_information: obj(input, "clientInformation"),
                 resource: resource.as_deref(),
                 client_auth: hook.as_ref().map(|h| h as &dyn ClientAuthentication),
+                dpop: None,
             };
             let tokens = if step == "exchangeAuthorization" {
                 token::exchange_authorization(
@@ -173,6 +174,7 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
                 force_reauthorization: flag("forceReauthorization"),
                 no_redirect: false,
                 rediscover: false,
+                dpop: None,
             };
             let result = driver::auth(net, provider, &options).await.map_err(step_error)?;
             Ok(json!(result.as_str()))

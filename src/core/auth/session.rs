@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 
 use super::callback::Callback;
+use super::dpop::DpopKey;
 use super::provider::{AuthProvider, Provider};
 use super::steps::driver::{self, AuthOptions, AuthResult};
 use super::steps::StepError;
@@ -51,6 +52,10 @@ pub struct OAuthSession {
     renewing: Mutex<()>,
     /// How many renewals got a token (an operation's trace tells a refresh under it).
     renewals: std::sync::atomic::AtomicU64,
+    /// The DPoP key of this server's credentials (RFC 9449), made when the provider asks for
+    /// DPoP, and the resource server's last nonce.
+    dpop: StdMutex<Option<Arc<DpopKey>>>,
+    rs_nonce: StdMutex<Option<String>>,
 }
 
 /// A request the server refused after the session was established.
@@ -140,6 +145,8 @@ impl OAuthSession {
             refusal: StdMutex::new(None),
             renewing: Mutex::new(()),
             renewals: Default::default(),
+            dpop: StdMutex::new(None),
+            rs_nonce: StdMutex::new(None),
         }
     }
 
@@ -231,7 +238,7 @@ impl OAuthSession {
             return None;
         }
         let options = self.options(challenge, AuthOptions { no_redirect: true, rediscover: rejected, ..Default::default() });
-        match driver::auth(&self.net, self.provider.as_ref(), &options).await {
+        match self.run(self.provider.as_ref(), options).await {
             Ok(AuthResult::Authorized) => {
                 self.renewals.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let tokens = self.stored_tokens().await?;
@@ -242,6 +249,40 @@ impl OAuthSession {
                 tracing::debug!(server = %self.server, "OAuth token renewal failed: {e}");
                 None
             }
+        }
+    }
+
+    /// Runs the `auth()` driver for this server, with its DPoP key when the provider asks for DPoP.
+    async fn run(&self, provider: &dyn AuthProvider, mut options: AuthOptions) -> Result<AuthResult, StepError> {
+        options.dpop = self.dpop_key().await;
+        driver::auth(&self.net, provider, &options).await
+    }
+
+    /// The DPoP key of these credentials (made on first use), when the provider asks for DPoP.
+    pub async fn dpop_key(&self) -> Option<Arc<DpopKey>> {
+        if !self.provider().config().await.ok()?.dpop {
+            return None;
+        }
+        let mut key = self.dpop.lock().ok()?;
+        if key.is_none() {
+            *key = DpopKey::generate().map(Arc::new).map_err(|e| tracing::warn!(server = %self.server, "{e}")).ok();
+        }
+        key.clone()
+    }
+
+    /// How the token goes out on a request to the MCP server: the DPoP key to prove it with when
+    /// the stored token is DPoP-bound (`None`: a bearer token), and the server's last nonce.
+    /// Without a key (no DPoP, or none made yet) this asks the provider nothing.
+    pub async fn presentation(&self) -> (Option<Arc<DpopKey>>, Option<String>) {
+        let Some(key) = self.dpop.lock().ok().and_then(|k| k.clone()) else { return (None, None) };
+        let bound = self.stored_tokens().await.is_some_and(|t| super::dpop::bound(&t));
+        (bound.then_some(key), self.rs_nonce.lock().ok().and_then(|n| n.clone()))
+    }
+
+    /// The resource server supplied a DPoP nonce.
+    pub fn set_rs_nonce(&self, nonce: String) {
+        if let Ok(mut n) = self.rs_nonce.lock() {
+            *n = Some(nonce);
         }
     }
 
@@ -269,7 +310,7 @@ impl OAuthSession {
 
     async fn redirect(&self, options: AuthOptions) -> Result<(), BeginError> {
         let recording = Recording { provider: self.provider.clone(), pending: self.pending.clone() };
-        match driver::auth(&self.net, &recording, &options).await {
+        match self.run(&recording, options).await {
             Ok(_) => Ok(()),
             Err(e) => Err(e.into()),
         }
@@ -285,7 +326,7 @@ impl OAuthSession {
             return Ok(false);
         }
         let options = self.options(challenge, AuthOptions::default());
-        match driver::auth(&self.net, self.provider.as_ref(), &options).await {
+        match self.run(self.provider.as_ref(), options).await {
             Ok(AuthResult::Authorized) => Ok(true),
             Ok(AuthResult::Redirect) => Ok(false),
             Err(e) => Err(match BeginError::from(e) {
@@ -348,7 +389,7 @@ impl OAuthSession {
             iss: callback.iss.clone(),
             ..Default::default()
         };
-        driver::auth(&self.net, self.provider.as_ref(), &options)
+        self.run(self.provider.as_ref(), options)
             .await
             .map_err(|e| format!("OAuth token exchange failed: {e}"))?;
         if let Ok(mut p) = self.pending.lock() {

@@ -44,6 +44,9 @@ pub struct McpHttp {
     pub session: Arc<Mutex<Option<String>>>,
     /// Tells a 403 that asks for more scope from any other 403.
     pub scope_refusal: ScopeRefusal,
+    /// Response headers that travel up with a 401's challenge, appended to it as `name="value"`
+    /// parameters (given by the auth layer, `auth::challenge::CHALLENGE_HEADERS`).
+    pub challenge_headers: &'static [&'static str],
     /// When the session's GET stream goes out, and the streams open (see `listener`).
     pub listener: Listener,
     /// `server/discover` answers known from before: such a request is answered without being sent.
@@ -200,11 +203,17 @@ impl McpHttp {
 }
 
 /// Maps an unusable status to an error, reading a short body preview for the message.
-async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal) -> StreamableHttpError<NetError> {
+async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal, challenge_headers: &[&str]) -> StreamableHttpError<NetError> {
     let status = response.status;
     if status == 401 {
         if let Some(challenge) = response.header("www-authenticate") {
-            return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge.to_string()));
+            let mut challenge = challenge.to_string();
+            for name in challenge_headers {
+                if let Some(value) = response.header(name) {
+                    challenge.push_str(&format!(", {name}=\"{}\"", value.replace('"', "")));
+                }
+            }
+            return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge));
         }
     }
     if status == 403 {
@@ -296,7 +305,7 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::Client(NetError::Status { status, body }));
         }
         if !(200..300).contains(&status) {
-            return Err(status_error(response, self.scope_refusal).await);
+            return Err(status_error(response, self.scope_refusal, self.challenge_headers).await);
         }
         let content_type = response.header("content-type").map(str::to_string);
         let session = response.header(SESSION_HEADER).map(str::to_string);
@@ -354,7 +363,7 @@ impl StreamableHttpClient for McpHttp {
         let response = self.send(req).await?;
         match response.status {
             200..=299 | 404 | 405 => Ok(()),
-            _ => Err(status_error(response, self.scope_refusal).await),
+            _ => Err(status_error(response, self.scope_refusal, self.challenge_headers).await),
         }
     }
 
@@ -387,7 +396,7 @@ impl StreamableHttpClient for McpHttp {
         }
         if !(200..300).contains(&response.status) {
             self.listener.stream_refused();
-            return Err(status_error(response, self.scope_refusal).await);
+            return Err(status_error(response, self.scope_refusal, self.challenge_headers).await);
         }
         if !is_media(response.header("content-type"), "text/event-stream") {
             self.listener.stream_refused();

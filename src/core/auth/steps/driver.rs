@@ -26,6 +26,8 @@ pub struct AuthOptions {
     /// The server refused a token: read its protected-resource metadata again before using a
     /// saved discovery (its authorization server may have moved, SEP-2352).
     pub rediscover: bool,
+    /// The key that proves possession on token requests (RFC 9449), when the provider asks for DPoP.
+    pub dpop: Option<std::sync::Arc<crate::core::auth::dpop::DpopKey>>,
     /// Renew tokens only (refresh, or the provider's grant): where a new authorization would
     /// start, return `Redirect` without sending the user anywhere.
     pub no_redirect: bool,
@@ -286,6 +288,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
         client_information: Some(&client),
         resource: resource.as_deref(),
         client_auth: config.has("addClientAuthentication").then_some(&custom_auth as &dyn ClientAuthentication),
+        dpop: options.dpop.as_deref(),
     };
 
     if options.authorization_code.is_some() || !config.interactive() {
