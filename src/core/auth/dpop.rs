@@ -13,8 +13,13 @@ pub const USE_NONCE: &str = "use_dpop_nonce";
 /// The header a server supplies its nonce in.
 pub const NONCE_HEADER: &str = "dpop-nonce";
 
+/// Where stored tokens keep the key they are bound to (its PKCS #8 document, base64url), so the
+/// key is kept wherever the provider keeps its tokens.
+pub const STORED_KEY: &str = "dpop_key";
+
 pub struct DpopKey {
     pair: EcdsaKeyPair,
+    pkcs8: Vec<u8>,
     /// The public key as a JWK (`kty`, `crv`, `x`, `y`).
     jwk: Value,
     rng: SystemRandom,
@@ -29,16 +34,36 @@ impl std::fmt::Debug for DpopKey {
 impl DpopKey {
     /// A new P-256 key pair.
     pub fn generate() -> Result<Self, String> {
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new()).map_err(|_| "generating a DPoP key failed".to_string())?;
+        Self::from_pkcs8(pkcs8.as_ref().to_vec())
+    }
+
+    /// The key stored tokens carry (`STORED_KEY`), if they carry a readable one.
+    pub fn from_tokens(tokens: &Value) -> Option<Self> {
+        let stored = tokens.get(STORED_KEY)?.as_str()?;
+        Self::from_pkcs8(URL_SAFE_NO_PAD.decode(stored).ok()?).ok()
+    }
+
+    /// The public key, as a JWK.
+    pub fn jwk(&self) -> &Value {
+        &self.jwk
+    }
+
+    /// The key as stored tokens carry it.
+    pub fn stored(&self) -> String {
+        URL_SAFE_NO_PAD.encode(&self.pkcs8)
+    }
+
+    fn from_pkcs8(pkcs8: Vec<u8>) -> Result<Self, String> {
         let rng = SystemRandom::new();
-        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).map_err(|_| "generating a DPoP key failed".to_string())?;
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng).map_err(|_| "reading a DPoP key failed".to_string())?;
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8, &rng).map_err(|_| "reading a DPoP key failed".to_string())?;
         // An uncompressed P-256 point: 0x04, then x and y of 32 bytes each.
         let point = pair.public_key().as_ref();
         if point.len() != 65 {
             return Err("unexpected DPoP public key".into());
         }
         let jwk = json!({ "kty": "EC", "crv": "P-256", "x": URL_SAFE_NO_PAD.encode(&point[1..33]), "y": URL_SAFE_NO_PAD.encode(&point[33..65]) });
-        Ok(DpopKey { pair, jwk, rng })
+        Ok(DpopKey { pair, pkcs8, jwk, rng })
     }
 
     /// A proof for a request of `method` to `url` (its query and fragment left out), bound to
@@ -100,6 +125,15 @@ mod tests {
         let other = key.proof("GET", &url, None, None).unwrap();
         assert_ne!(part(&other, 1)["jti"], claims["jti"], "a fresh jti each time");
         assert!(part(&other, 1).get("ath").is_none());
+    }
+
+    #[test]
+    fn the_key_survives_in_the_tokens_it_is_bound_to() {
+        let key = DpopKey::generate().unwrap();
+        let again = DpopKey::from_tokens(&json!({ "access_token": "a", STORED_KEY: key.stored() })).unwrap();
+        assert_eq!(again.jwk, key.jwk);
+        assert!(DpopKey::from_tokens(&json!({ STORED_KEY: "not a key" })).is_none());
+        assert!(DpopKey::from_tokens(&json!({ "access_token": "a" })).is_none());
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub struct OAuthSession {
     /// DPoP, and the resource server's last nonce.
     dpop: StdMutex<Option<Arc<DpopKey>>>,
     rs_nonce: StdMutex<Option<String>>,
+    /// Whether the provider asks for DPoP (read from its configuration once).
+    dpop_wanted: std::sync::OnceLock<bool>,
 }
 
 /// A request the server refused after the session was established.
@@ -147,6 +149,7 @@ impl OAuthSession {
             renewals: Default::default(),
             dpop: StdMutex::new(None),
             rs_nonce: StdMutex::new(None),
+            dpop_wanted: std::sync::OnceLock::new(),
         }
     }
 
@@ -258,25 +261,45 @@ impl OAuthSession {
         driver::auth(&self.net, provider, &options).await
     }
 
-    /// The DPoP key of these credentials (made on first use), when the provider asks for DPoP.
+    async fn wants_dpop(&self) -> bool {
+        if let Some(wanted) = self.dpop_wanted.get() {
+            return *wanted;
+        }
+        let wanted = self.provider().config().await.is_ok_and(|c| c.dpop);
+        *self.dpop_wanted.get_or_init(|| wanted)
+    }
+
+    /// The DPoP key of these credentials, when the provider asks for DPoP: the one the stored
+    /// tokens are bound to (kept with them, so it outlives the process as they do), else a new one.
     pub async fn dpop_key(&self) -> Option<Arc<DpopKey>> {
-        if !self.provider().config().await.ok()?.dpop {
+        if !self.wants_dpop().await {
             return None;
         }
-        let mut key = self.dpop.lock().ok()?;
-        if key.is_none() {
-            *key = DpopKey::generate().map(Arc::new).map_err(|e| tracing::warn!(server = %self.server, "{e}")).ok();
+        if let Some(key) = self.dpop.lock().ok().and_then(|k| k.clone()) {
+            return Some(key);
         }
-        key.clone()
+        let stored = self.stored_tokens().await.and_then(|t| DpopKey::from_tokens(&t));
+        let key = match stored {
+            Some(key) => Some(key),
+            None => DpopKey::generate().map_err(|e| tracing::warn!(server = %self.server, "{e}")).ok(),
+        };
+        let mut held = self.dpop.lock().ok()?;
+        if held.is_none() {
+            *held = key.map(Arc::new);
+        }
+        held.clone()
     }
 
     /// How the token goes out on a request to the MCP server: the DPoP key to prove it with when
     /// the stored token is DPoP-bound (`None`: a bearer token), and the server's last nonce.
-    /// Without a key (no DPoP, or none made yet) this asks the provider nothing.
+    /// A provider without DPoP is asked nothing more than its configuration, once.
     pub async fn presentation(&self) -> (Option<Arc<DpopKey>>, Option<String>) {
-        let Some(key) = self.dpop.lock().ok().and_then(|k| k.clone()) else { return (None, None) };
+        if !self.wants_dpop().await {
+            return (None, None);
+        }
         let bound = self.stored_tokens().await.is_some_and(|t| super::dpop::bound(&t));
-        (bound.then_some(key), self.rs_nonce.lock().ok().and_then(|n| n.clone()))
+        let key = if bound { self.dpop_key().await } else { None };
+        (key, self.rs_nonce.lock().ok().and_then(|n| n.clone()))
     }
 
     /// The resource server supplied a DPoP nonce.
@@ -403,6 +426,37 @@ impl OAuthSession {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A provider that asks for DPoP and holds `tokens`.
+    struct Holding(Value);
+
+    impl AuthProvider for Holding {
+        fn call(&self, op: &'static str, _args: Value) -> BoxFuture<'static, Result<Value, String>> {
+            let answer = match op {
+                "config" => json!({ "redirectUrl": "http://127.0.0.1:1/cb", "clientMetadata": {}, "hooks": [], "dpop": true }),
+                "tokens" => self.0.clone(),
+                _ => Value::Null,
+            };
+            Box::pin(async move { Ok(answer) })
+        }
+    }
+
+    fn session_holding(tokens: Value) -> OAuthSession {
+        let backend = Arc::new(crate::core::net::reqwest_backend::ReqwestBackend::shared());
+        let net = NetClient::new(backend, Default::default(), vec![]);
+        OAuthSession::new("s", url::Url::parse("http://127.0.0.1:1/mcp").unwrap(), Arc::new(Holding(tokens)), net)
+    }
+
+    #[tokio::test]
+    async fn a_dpop_bound_token_is_proven_with_the_key_stored_with_it() {
+        let key = DpopKey::generate().unwrap();
+        let stored = json!({ "access_token": "a", "token_type": "DPoP", super::super::dpop::STORED_KEY: key.stored() });
+        let session = session_holding(stored);
+        let (presented, _) = session.presentation().await;
+        assert_eq!(presented.expect("a bound token is proven").jwk(), key.jwk(), "with the key that came back with the tokens, not a new one");
+        let bearer = session_holding(json!({ "access_token": "a", "token_type": "Bearer" }));
+        assert!(bearer.presentation().await.0.is_none(), "a bearer token goes out as one");
+    }
 
     #[test]
     fn tokens_expire_by_their_own_clock_with_a_small_margin() {

@@ -293,7 +293,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
 
     if options.authorization_code.is_some() || !config.interactive() {
         let tokens = fetch_token(&call, &p, &config, options, scope.as_deref()).await?;
-        save_tokens(&p, tokens, &issuer).await?;
+        save_tokens(&p, tokens, &issuer, call.dpop).await?;
         return Ok(AuthResult::Authorized);
     }
 
@@ -301,7 +301,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     if let Some(refresh_token) = tokens.as_ref().and_then(|t| str_field(t, "refresh_token")).filter(|_| !options.force_reauthorization) {
         match token::refresh_authorization(&call, refresh_token).await {
             Ok(fresh) => {
-                save_tokens(&p, fresh, &issuer).await?;
+                save_tokens(&p, fresh, &issuer, call.dpop).await?;
                 return Ok(AuthResult::Authorized);
             }
             Err(e @ StepError::InsecureTokenEndpoint(_)) => return Err(e),
@@ -442,8 +442,13 @@ async fn fetch_token(
     token::execute(call, params).await
 }
 
-async fn save_tokens(p: &Provider<'_>, mut tokens: Value, issuer: &str) -> Result<(), StepError> {
+/// Stores tokens stamped with their issuer and arrival, and a DPoP-bound token with its key.
+async fn save_tokens(p: &Provider<'_>, mut tokens: Value, issuer: &str, dpop: Option<&crate::core::auth::dpop::DpopKey>) -> Result<(), StepError> {
+    let key = dpop.filter(|_| crate::core::auth::dpop::bound(&tokens)).map(|k| k.stored());
     if let Some(obj) = tokens.as_object_mut() {
+        if let Some(key) = key {
+            obj.insert(crate::core::auth::dpop::STORED_KEY.into(), json!(key));
+        }
         obj.insert("issuer".into(), json!(issuer));
         // When they arrived, so that expiry can be checked later (see `store.rs`).
         obj.entry(crate::core::auth::store::OBTAINED_AT).or_insert(json!(crate::core::auth::store::now_secs()));
