@@ -65,7 +65,9 @@ async fn answer(reader: &mut BufReader<tokio::net::TcpStream>, server: &Server) 
     let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let rpc = message.get("method").and_then(Value::as_str).map(str::to_string);
     server.seen.lock().ok()?.push(Seen { http: method.clone(), rpc: rpc.clone(), session: session.clone() });
-    let reply = |status: &str, headers: &str, body: String| format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\n{headers}\r\n{body}", body.len()).into_bytes();
+    let reply = |status: &str, headers: &str, body: String| {
+        format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\n{headers}\r\n{body}", body.len()).into_bytes()
+    };
     let ended = session.as_ref().is_some_and(|id| server.ended.lock().is_ok_and(|e| e.contains(id)));
     Some(match (method.as_str(), rpc.as_deref()) {
         _ if ended => reply("404 Not Found", "", String::new()),
@@ -75,7 +77,8 @@ async fn answer(reader: &mut BufReader<tokio::net::TcpStream>, server: &Server) 
         }
         ("GET", _) => reply("405 Method Not Allowed", "allow: POST, DELETE\r\n", String::new()),
         (_, Some("initialize")) => {
-            let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "parking", "version": "1" } });
+            let result =
+                json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": { "name": "parking", "version": "1" } });
             let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
             let number = server.seen.lock().ok()?.iter().filter(|s| s.rpc.as_deref() == Some("initialize")).count();
             let session = if server.stateless { String::new() } else { format!("mcp-session-id: s-{number}\r\n") };

@@ -43,10 +43,8 @@ async fn wait_until(what: &str, bound: Duration, mut ok: impl FnMut() -> bool) {
 }
 
 async fn read_pid(file: &PathBuf) -> i32 {
-    wait_until("the grandchild's pid file", Duration::from_secs(10), || {
-        std::fs::read_to_string(file).is_ok_and(|s| s.trim().parse::<i32>().is_ok())
-    })
-    .await;
+    wait_until("the grandchild's pid file", Duration::from_secs(10), || std::fs::read_to_string(file).is_ok_and(|s| s.trim().parse::<i32>().is_ok()))
+        .await;
     std::fs::read_to_string(file).unwrap_or_default().trim().parse().unwrap_or(0)
 }
 

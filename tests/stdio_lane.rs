@@ -75,9 +75,15 @@ fn start() -> (Arc<Lane>, Arc<PipeWriter>, tokio::task::JoinHandle<PipeTransport
 async fn request(lane: &Lane, method: &str, params: &str, timeout_ms: u64) -> LaneOutcome {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send(id, method, params, timeout_ms, Box::new(move |o| {
-        let _ = tx.send(o);
-    }))
+    lane.send(
+        id,
+        method,
+        params,
+        timeout_ms,
+        Box::new(move |o| {
+            let _ = tx.send(o);
+        }),
+    )
     .expect("sent");
     tokio::time::timeout(Duration::from_secs(20), rx).await.expect("settles").expect("completed once")
 }
@@ -101,10 +107,7 @@ async fn answers_errors_and_timeouts_come_back_to_the_caller() {
     // partly from the drain task, in order, with messages sent meanwhile queued behind it.
     let big = "x".repeat(1 << 20);
     let big_params = format!(r#"{{"big":"{big}"}}"#);
-    let (big_answer, small_answer) = tokio::join!(
-        request(&lane, "echo", &big_params, 20_000),
-        request(&lane, "echo", r#"{"small":1}"#, 20_000)
-    );
+    let (big_answer, small_answer) = tokio::join!(request(&lane, "echo", &big_params, 20_000), request(&lane, "echo", r#"{"small":1}"#, 20_000));
     assert_eq!(big_answer, Ok(format!(r#"{{"big": "{big}"}}"#)));
     assert_eq!(small_answer, Ok(r#"{"small": 1}"#.to_string()));
 
@@ -128,9 +131,15 @@ async fn cancelling_settles_the_request_once_with_the_reason() {
     let (lane, writer, reader) = start();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send(id, "hang", "{}", 60_000, Box::new(move |o| {
-        let _ = tx.send(o);
-    }))
+    lane.send(
+        id,
+        "hang",
+        "{}",
+        60_000,
+        Box::new(move |o| {
+            let _ = tx.send(o);
+        }),
+    )
     .expect("sent");
     assert!(lane.cancel(id, "user aborted"));
     assert!(!lane.cancel(id, "again"), "a settled request cannot be cancelled twice");
@@ -147,16 +156,28 @@ async fn a_server_closing_its_stdout_fails_pending_requests_at_once() {
     let (lane, _writer, reader) = start();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send(id, "hang", "{}", 60_000, Box::new(move |o| {
-        let _ = tx.send(o);
-    }))
+    lane.send(
+        id,
+        "hang",
+        "{}",
+        60_000,
+        Box::new(move |o| {
+            let _ = tx.send(o);
+        }),
+    )
     .expect("sent");
     let started = Instant::now();
     let (tx2, _rx2) = tokio::sync::oneshot::channel();
     let id2 = lane.reserve_id();
-    lane.send(id2, "close_stdout", "{}", 60_000, Box::new(move |o| {
-        let _ = tx2.send(o);
-    }))
+    lane.send(
+        id2,
+        "close_stdout",
+        "{}",
+        60_000,
+        Box::new(move |o| {
+            let _ = tx2.send(o);
+        }),
+    )
     .expect("sent");
     let outcome = tokio::time::timeout(Duration::from_secs(10), rx).await.expect("settles").expect("completed");
     assert!(matches!(outcome, Err(LaneError::Closed { ref detail }) if detail.contains("stdout")), "{outcome:?}");
@@ -230,21 +251,22 @@ fn start_python_sdk(envelope: Option<Envelope>) -> (Arc<Lane>, Arc<Collect>, Pip
 }
 
 fn modern_envelope(log_level: Option<&str>) -> Envelope {
-    Envelope::new(
-        "2026-07-28",
-        &serde_json::json!({ "name": "lane-test", "version": "1.0.0" }),
-        &serde_json::json!({}),
-        log_level,
-    )
-    .expect("envelope")
+    Envelope::new("2026-07-28", &serde_json::json!({ "name": "lane-test", "version": "1.0.0" }), &serde_json::json!({}), log_level).expect("envelope")
 }
 
 async fn request_with_meta(lane: &Lane, method: &str, params: &str, meta: Option<&str>) -> LaneOutcome {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let id = lane.reserve_id();
-    lane.send_with_meta(id, method, params, meta, 20_000, Box::new(move |o| {
-        let _ = tx.send(o);
-    }))
+    lane.send_with_meta(
+        id,
+        method,
+        params,
+        meta,
+        20_000,
+        Box::new(move |o| {
+            let _ = tx.send(o);
+        }),
+    )
     .expect("sent");
     tokio::time::timeout(Duration::from_secs(30), rx).await.expect("settles").expect("completed once")
 }
@@ -288,7 +310,8 @@ async fn a_2026_07_28_server_answers_lane_requests_that_carry_the_envelope() {
 #[tokio::test]
 async fn without_the_envelope_a_2026_07_28_server_does_not_run_the_call() {
     let (lane, _sink, mut transport) = start_python_sdk(None);
-    let outcome = while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"echo","arguments":{"message":"hi"}}"#, None)).await;
+    let outcome =
+        while_reading(&mut transport, request_with_meta(&lane, "tools/call", r#"{"name":"echo","arguments":{"message":"hi"}}"#, None)).await;
     // The server refuses the request itself (no envelope: no protocol version, no client info);
     // an answer of any other kind, a crash or a timeout is a failure of this test.
     assert!(matches!(outcome, Err(LaneError::Rpc { code: -32602, .. })), "the server refused the request unrun: {outcome:?}");

@@ -88,8 +88,7 @@ async fn invalid_argument_text_is_the_cores_error_and_nothing_is_sent() {
     let registry = registry();
     let conn = connected(&registry).await;
     let calls = Arc::new(CallTable::default());
-    let e = tool_call::start(&conn, &calls, direct("slow", json!(null), 1).with_args("{not json"), |_| panic!("never settles"))
-        .expect_err("refused");
+    let e = tool_call::start(&conn, &calls, direct("slow", json!(null), 1).with_args("{not json"), |_| panic!("never settles")).expect_err("refused");
     assert_eq!(e.kind, ErrorKind::InvalidArguments);
     assert!(e.to_json()["message"].as_str().unwrap().starts_with("Invalid arguments for tool slow on server fx"), "{}", e.to_json());
     assert_eq!(calls.len(), (0, 0));

@@ -32,19 +32,15 @@ impl Connection {
         })?;
         let failed = |message: String| McpError::new(ErrorKind::AuthFailed, &name, message);
         let config = session.provider().config().await.map_err(failed)?;
-        let redirect = url::Url::parse(&config.redirect_url)
-            .ok()
-            .filter(|u| u.scheme() == "http" && is_loopback_host(u))
-            .ok_or_else(|| {
-                let origin = url::Url::parse(&config.redirect_url)
-                    .map(|u| u.origin().ascii_serialization())
-                    .unwrap_or_else(|_| config.redirect_url.clone());
-                McpError::new(
-                    ErrorKind::InvalidState,
-                    &name,
-                    format!("Cannot authenticate MCP server {name}: the provider's redirect URL must be a loopback address, got {origin}."),
-                )
-            })?;
+        let redirect = url::Url::parse(&config.redirect_url).ok().filter(|u| u.scheme() == "http" && is_loopback_host(u)).ok_or_else(|| {
+            let origin =
+                url::Url::parse(&config.redirect_url).map(|u| u.origin().ascii_serialization()).unwrap_or_else(|_| config.redirect_url.clone());
+            McpError::new(
+                ErrorKind::InvalidState,
+                &name,
+                format!("Cannot authenticate MCP server {name}: the provider's redirect URL must be a loopback address, got {origin}."),
+            )
+        })?;
         let cancelled = || McpError::new(ErrorKind::Aborted, &name, format!("Authentication for MCP server {name} was cancelled."));
         if cancel.is_cancelled() {
             return Err(cancelled());
@@ -122,9 +118,7 @@ impl Connection {
     /// or (2.0's form) the bare code and the callback's `iss` apart.
     pub async fn finish_auth(&self, code_or_callback_url: &str, iss: Option<&str>) -> Result<()> {
         let name = self.name().to_string();
-        let pending = || {
-            McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.")
-        };
+        let pending = || McpError::new(ErrorKind::InvalidState, &name, "No OAuth authorization is pending for this server. Call connect() first.");
         let session = self.oauth().cloned().ok_or_else(pending)?;
         let expected_state = session.pending_state().ok_or_else(pending)?;
         let callback = callback_from(code_or_callback_url, iss, expected_state);

@@ -96,10 +96,7 @@ impl ServerConfig {
         let spec = if def.is_object() {
             parse_spec(name, obj)
         } else {
-            Err(McpError::invalid_config(
-                name,
-                format!("Server definition for \"{name}\" must be an object."),
-            ))
+            Err(McpError::invalid_config(name, format!("Server definition for \"{name}\" must be an object.")))
         };
         let timeout_ms = obj.get("timeout").and_then(positive_ms);
         let protocol_version = obj.get("protocolVersion").filter(|v| !v.is_null());
@@ -114,38 +111,23 @@ impl ServerConfig {
             _ => spec,
         };
         let spec = match obj.get("serverLogLevel").filter(|v| !v.is_null()) {
-            Some(v) if !v.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) => Err(McpError::invalid_config(
-                name,
-                format!("Server \"{name}\": serverLogLevel must be one of {}; got {v}", LOG_LEVELS.join(", ")),
-            )),
+            Some(v) if !v.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) => {
+                Err(McpError::invalid_config(name, format!("Server \"{name}\": serverLogLevel must be one of {}; got {v}", LOG_LEVELS.join(", "))))
+            }
             _ => spec,
         };
         ServerConfig {
             name: name.to_string(),
             spec,
             timeout_ms,
-            enable_server_logs: obj
-                .get("enableServerLogs")
-                .and_then(Value::as_bool)
-                .unwrap_or(true),
+            enable_server_logs: obj.get("enableServerLogs").and_then(Value::as_bool).unwrap_or(true),
             prefer_tasks: obj.get("preferTasks").and_then(Value::as_bool).unwrap_or(false),
             server_log_level: obj.get("serverLogLevel").and_then(Value::as_str).map(str::to_string),
             client_version: obj.get("clientVersion").and_then(Value::as_str).filter(|v| !v.is_empty()).map(str::to_string),
             elicitation: obj.get("elicitation").and_then(Value::as_bool).unwrap_or(false)
-                || obj
-                    .get("capabilities")
-                    .and_then(|c| c.get("elicitation"))
-                    .is_some_and(|e| !e.is_null()),
-            capabilities: obj
-                .get("capabilities")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
-            roots: obj
-                .get("roots")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
+                || obj.get("capabilities").and_then(|c| c.get("elicitation")).is_some_and(|e| !e.is_null()),
+            capabilities: obj.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default(),
+            roots: obj.get("roots").and_then(Value::as_array).cloned().unwrap_or_default(),
             protocol_version: obj.get("protocolVersion").and_then(Value::as_str).map(str::to_string),
         }
     }
@@ -192,26 +174,17 @@ fn parse_spec(name: &str, obj: &Map<String, Value>) -> Result<ServerSpec> {
     }
     let has = |k: &str| obj.get(k).is_some_and(|v| !v.is_null());
     match (has("command"), has("url")) {
-        (false, false) => Err(McpError::invalid_config(
-            name,
-            "Server configuration must include either a command or a url.",
-        )),
-        (true, true) => Err(McpError::invalid_config(
-            name,
-            format!(
-                "Server \"{name}\" has both \"command\" and \"url\"; configure exactly one transport."
-            ),
-        )),
+        (false, false) => Err(McpError::invalid_config(name, "Server configuration must include either a command or a url.")),
+        (true, true) => {
+            Err(McpError::invalid_config(name, format!("Server \"{name}\" has both \"command\" and \"url\"; configure exactly one transport.")))
+        }
         (true, false) => parse_stdio(name, obj).map(ServerSpec::Stdio),
         (false, true) => parse_http(name, obj).map(ServerSpec::Http),
     }
 }
 
 fn field_error(name: &str, field: &str, expected: &str) -> McpError {
-    McpError::invalid_config(
-        name,
-        format!("Invalid configuration for server \"{name}\": \"{field}\" must be {expected}."),
-    )
+    McpError::invalid_config(name, format!("Invalid configuration for server \"{name}\": \"{field}\" must be {expected}."))
 }
 
 fn parse_stdio(name: &str, obj: &Map<String, Value>) -> Result<StdioSpec> {
@@ -275,10 +248,7 @@ fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
         _ => return Err(field_error(name, "url", "a URL or a string")),
     };
     let url = url::Url::parse(raw).map_err(|e| {
-        McpError::invalid_config(
-            name,
-            format!("Invalid configuration for server \"{name}\": \"url\" is not a valid URL ({e}): {raw}"),
-        )
+        McpError::invalid_config(name, format!("Invalid configuration for server \"{name}\": \"url\" is not a valid URL ({e}): {raw}"))
     })?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return Err(McpError::invalid_config(
@@ -288,16 +258,10 @@ fn parse_http(name: &str, obj: &Map<String, Value>) -> Result<HttpSpec> {
     }
     let headers = match obj.get("headers") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(m)) => m
-            .iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-            .collect(),
+        Some(Value::Object(m)) => m.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect(),
         Some(_) => return Err(field_error(name, "requestInit.headers", "an object of strings")),
     };
-    let connect_timeout_ms = obj
-        .get("connectTimeout")
-        .and_then(positive_ms)
-        .unwrap_or(DEFAULT_CONNECT_TIMEOUT_MS);
+    let connect_timeout_ms = obj.get("connectTimeout").and_then(positive_ms).unwrap_or(DEFAULT_CONNECT_TIMEOUT_MS);
     let allowed_hosts = match obj.get("allowedHosts") {
         None | Some(Value::Null) => None,
         Some(Value::Array(items)) => Some(
@@ -324,10 +288,7 @@ mod tests {
 
     #[test]
     fn neither_command_nor_url_is_rejected_with_the_anchor_text() {
-        assert_eq!(
-            err_of(json!({})),
-            "Server configuration must include either a command or a url."
-        );
+        assert_eq!(err_of(json!({})), "Server configuration must include either a command or a url.");
     }
 
     #[test]

@@ -75,7 +75,14 @@ pub fn lane_trace(id: u64, outcome: &LaneOutcome) -> Trace {
     let mut trace = Trace::sent(format!("n{id}"));
     if matches!(outcome, Err(LaneError::Cancelled { .. } | LaneError::Timeout { .. })) {
         let now = observe::now_ms();
-        trace.steps.push(Step { method: "notifications/cancelled", start_ms: now, end_ms: now, protocol_version: None, session_id: None, error: None });
+        trace.steps.push(Step {
+            method: "notifications/cancelled",
+            start_ms: now,
+            end_ms: now,
+            protocol_version: None,
+            session_id: None,
+            error: None,
+        });
     }
     trace
 }

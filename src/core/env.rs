@@ -90,10 +90,7 @@ mod tests {
 
     #[test]
     fn explicit_env_overrides_and_extends() {
-        let explicit = BTreeMap::from([
-            ("PATH".to_string(), "/opt/bin".to_string()),
-            ("API_KEY".to_string(), "k".to_string()),
-        ]);
+        let explicit = BTreeMap::from([("PATH".to_string(), "/opt/bin".to_string()), ("API_KEY".to_string(), "k".to_string())]);
         let env = child_environment(POSIX_INHERITED, parent, &explicit, true);
         assert_eq!(env["PATH"], "/opt/bin");
         assert_eq!(env["API_KEY"], "k");

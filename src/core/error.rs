@@ -65,10 +65,7 @@ impl ErrorKind {
     /// Whether this failure happened while establishing the connection (as opposed to
     /// while running a request on an established one).
     pub fn is_connect_phase(self) -> bool {
-        matches!(
-            self,
-            ErrorKind::InvalidConfig | ErrorKind::SpawnFailed | ErrorKind::ConnectFailed
-        )
+        matches!(self, ErrorKind::InvalidConfig | ErrorKind::SpawnFailed | ErrorKind::ConnectFailed)
     }
 }
 
@@ -110,11 +107,7 @@ impl McpError {
     }
 
     pub fn unknown_server(server: &str) -> Self {
-        Self::new(
-            ErrorKind::UnknownServer,
-            server,
-            format!("Server configuration not found for name: {server}"),
-        )
+        Self::new(ErrorKind::UnknownServer, server, format!("Server configuration not found for name: {server}"))
     }
 
     pub fn rpc(server: &str, code: i64, message: impl Into<String>, data: Option<Value>) -> Self {

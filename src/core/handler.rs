@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::client::ClientHandler;
-use rmcp::model::{
-    ClientConfig, ElicitRequestParams, ElicitResult, ErrorCode, ListRootsResult, ServerNotification,
-};
+use rmcp::model::{ClientConfig, ElicitRequestParams, ElicitResult, ErrorCode, ListRootsResult, ServerNotification};
 use rmcp::service::{RequestContext, RoleClient};
 use rmcp::ErrorData;
 use serde_json::{json, Map, Value};
@@ -328,11 +326,7 @@ impl ClientHandler for Handler {
         })
     }
 
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
+    async fn create_elicitation(&self, request: ElicitRequestParams, context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
         if self.shared.responder.is_none() {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None));
         }
@@ -348,22 +342,13 @@ impl ClientHandler for Handler {
         };
         let requested = to_json(&request);
         let answer = with_schema_defaults(answer, requested.get("requestedSchema"));
-        serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
-            ErrorData::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("Elicitation handler returned an invalid result ({e}): {answer}"),
-                None,
-            )
-        })
+        serde_json::from_value::<ElicitResult>(answer.clone())
+            .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("Elicitation handler returned an invalid result ({e}): {answer}"), None))
     }
 
-    async fn list_roots(
-        &self,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ListRootsResult, ErrorData> {
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
         let roots = self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default();
-        serde_json::from_value(json!({ "roots": roots }))
-            .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("invalid roots: {e}"), None))
+        serde_json::from_value(json!({ "roots": roots })).map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("invalid roots: {e}"), None))
     }
 }
 

@@ -15,7 +15,18 @@ const FEATURES: &[&str] = &["tasks", "input", "listen", "tool_cache", "era", "li
 
 /// The segments before the `/` of a JSON-RPC method of MCP (`tools/call`, `notifications/…`).
 const METHOD_HEADS: &[&str] = &[
-    "tools", "resources", "prompts", "notifications", "tasks", "completion", "logging", "roots", "sampling", "elicitation", "subscriptions", "server",
+    "tools",
+    "resources",
+    "prompts",
+    "notifications",
+    "tasks",
+    "completion",
+    "logging",
+    "roots",
+    "sampling",
+    "elicitation",
+    "subscriptions",
+    "server",
 ];
 /// JSON-RPC methods of MCP without a `/`.
 const BARE_METHODS: &[&str] = &["initialize", "ping"];
@@ -236,7 +247,11 @@ fn the_connection_names_no_feature_above_it() {
     for (module, path) in core_files().iter().filter(|(m, _)| m.first().is_some_and(|t| t == "connection")) {
         let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
         let named: Vec<&str> = FEATURES.iter().copied().filter(|f| identifiers(&code).contains(*f)).collect();
-        assert!(named.is_empty(), "core::{} names the feature layer(s) {named:?}: features sit above the connection and hook it through `connection::Layer`", module.join("::"));
+        assert!(
+            named.is_empty(),
+            "core::{} names the feature layer(s) {named:?}: features sit above the connection and hook it through `connection::Layer`",
+            module.join("::")
+        );
     }
 }
 
@@ -293,7 +308,11 @@ fn the_binding_names_no_json_rpc_method_or_error_code() {
     for path in files {
         let source = std::fs::read_to_string(&path).expect("readable source");
         let methods: Vec<String> = literals_of(&source).iter().flat_map(|l| methods_named(l)).collect();
-        assert!(methods.is_empty(), "{} names the JSON-RPC method(s) {methods:?}: what is sent is the core's (one core call per binding method)", path.display());
+        assert!(
+            methods.is_empty(),
+            "{} names the JSON-RPC method(s) {methods:?}: what is sent is the core's (one core call per binding method)",
+            path.display()
+        );
         let codes = error_codes_named(&code_of(&source));
         assert!(codes.is_empty(), "{} names the JSON-RPC error code(s) {codes:?}: what a code means is the core's", path.display());
     }
@@ -322,10 +341,9 @@ fn the_scan_reads_paths_groups_and_skips_comments_and_strings() {
     let named = named_modules(&["x".to_string()], &code);
     assert_eq!(named, ["a", "b", "e", "i"].iter().map(|s| s.to_string()).collect());
     assert!(named_modules(&["x".to_string(), "y".to_string()], "use super::z;").is_empty(), "`super` of a submodule is its parent");
-    let graph: BTreeMap<String, BTreeSet<String>> =
-        [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")].iter().fold(BTreeMap::new(), |mut g, (f, t)| {
-            g.entry(f.to_string()).or_insert_with(BTreeSet::new).insert(t.to_string());
-            g
-        });
+    let graph: BTreeMap<String, BTreeSet<String>> = [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")].iter().fold(BTreeMap::new(), |mut g, (f, t)| {
+        g.entry(f.to_string()).or_insert_with(BTreeSet::new).insert(t.to_string());
+        g
+    });
     assert_eq!(circles(&graph), vec![["a", "b", "c"].iter().map(|s| s.to_string()).collect::<BTreeSet<_>>()]);
 }

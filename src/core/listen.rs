@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
-use rmcp::service::Subscription;
 use rmcp::service::RoleClient;
+use rmcp::service::Subscription;
 use rmcp::Peer;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;

@@ -34,19 +34,14 @@ pub async fn list_all_raw(conn: &Connection, method: &str, key: &str, meta: Opti
         };
         let options = RequestOptions { meta: meta.cloned(), ..RequestOptions::default() };
         let page = conn.request_raw(method, params, options).await?;
-        let next = read_page(&page, key, &mut items).map_err(|why| {
-            McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} answered {method} {why}", conn.name()))
-        })?;
+        let next = read_page(&page, key, &mut items)
+            .map_err(|why| McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} answered {method} {why}", conn.name())))?;
         match next {
             Some(next) if Some(next.as_str()) != cursor.as_deref() => cursor = Some(next),
             _ => return Ok(items),
         }
     }
-    Err(McpError::new(
-        ErrorKind::InvalidResponse,
-        conn.name(),
-        format!("Server {} paginated {method} past {MAX_PAGES} pages", conn.name()),
-    ))
+    Err(McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} paginated {method} past {MAX_PAGES} pages", conn.name())))
 }
 
 /// Appends the `key` items of one list page (as JSON text) to `items`; returns `nextCursor`.

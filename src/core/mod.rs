@@ -2,13 +2,13 @@
 
 pub mod asking;
 pub mod auth;
-pub mod calls;
 mod authenticate;
-pub mod era;
+pub mod calls;
 pub mod config;
 pub mod connection;
 pub mod encode;
 pub mod env;
+pub mod era;
 pub mod error;
 pub mod events;
 pub mod features;
@@ -18,11 +18,11 @@ pub mod input;
 pub mod interned;
 pub mod listen;
 pub mod lists;
-pub mod operations;
 pub mod mcp_json;
 pub mod net;
 pub mod observe;
 mod open;
+pub mod operations;
 pub mod registry;
 pub mod results;
 pub mod schema_key;
@@ -31,8 +31,8 @@ pub mod tool_cache;
 pub mod tool_call;
 pub mod tool_lock;
 pub mod tool_schema;
-pub mod user_handlers;
 pub mod transport;
+pub mod user_handlers;
 
 #[cfg(test)]
 mod layering;

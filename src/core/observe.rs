@@ -85,11 +85,12 @@ pub async fn scope<F: Future>(on: bool, method: &str, f: F) -> (F::Output, Optio
         return (f.await, None);
     }
     let trace = Trace { method: method.to_string(), ..Trace::default() };
-    let (out, trace) = CURRENT.scope(RefCell::new(trace), async move {
-        let out = f.await;
-        (out, CURRENT.with(|t| t.try_borrow_mut().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default()))
-    })
-    .await;
+    let (out, trace) = CURRENT
+        .scope(RefCell::new(trace), async move {
+            let out = f.await;
+            (out, CURRENT.with(|t| t.try_borrow_mut().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default()))
+        })
+        .await;
     (out, Some(trace))
 }
 

@@ -27,7 +27,9 @@ const ROOTS_CHANGED: &str = "notifications/roots/list_changed";
 /// `mcp.method.name` (the face names no method itself). The lists by their `Listing` name.
 pub fn face_methods() -> Value {
     let mut methods = serde_json::Map::new();
-    for (operation, method) in [("callTool", tool_call::METHOD), ("listTools", LIST_TOOLS), ("readResource", READ_RESOURCE), ("getPrompt", GET_PROMPT)] {
+    for (operation, method) in
+        [("callTool", tool_call::METHOD), ("listTools", LIST_TOOLS), ("readResource", READ_RESOURCE), ("getPrompt", GET_PROMPT)]
+    {
         methods.insert(operation.into(), method.into());
     }
     for listing in [Listing::Resources, Listing::ResourceTemplates, Listing::Prompts] {
@@ -67,7 +69,13 @@ fn meta_of(metas: Option<&Value>, server: &str) -> Option<Value> {
 
 /// Tools of one server (`server` given) or of all servers, as the JSON text of
 /// `Array<{ server, ok, value?, error?, durationMs }>`.
-pub async fn list_tools(registry: &Registry, server: Option<String>, per_server_timeout_ms: Option<u64>, metas: Option<Value>, observed: bool) -> Result<String> {
+pub async fn list_tools(
+    registry: &Registry,
+    server: Option<String>,
+    per_server_timeout_ms: Option<u64>,
+    metas: Option<Value>,
+    observed: bool,
+) -> Result<String> {
     const METHOD: &str = LIST_TOOLS;
     let outcomes = match server {
         Some(name) => {

@@ -8,15 +8,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::config::{ServerConfig, ServerSpec, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::auth::{AuthProvider, OAuthSession};
+use super::config::{ServerConfig, ServerSpec, DEFAULT_REQUEST_TIMEOUT_MS};
+use super::connection::Connection;
+use super::error::{ErrorKind, McpError, Result};
+use super::events::{ElicitationResponder, EventSink};
+use super::features;
 use super::net::reqwest_backend::ReqwestBackend;
 use super::net::{HostPolicy, NetClient, SharedBackend};
 use super::open::Remote;
-use super::connection::Connection;
-use super::features;
-use super::error::{ErrorKind, McpError, Result};
-use super::events::{ElicitationResponder, EventSink};
 
 /// Builds one server's HTTP backend.
 pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
@@ -83,10 +83,7 @@ impl Registry {
         ports: &HostPorts,
     ) -> Result<Self> {
         let Some(defs) = servers.as_object() else {
-            return Err(McpError::invalid_config(
-                "",
-                "MCPClient options must include \"servers\": an object mapping server names to definitions.",
-            ));
+            return Err(McpError::invalid_config("", "MCPClient options must include \"servers\": an object mapping server names to definitions."));
         };
         let timeout = default_timeout_ms.unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS);
         let mut order = Vec::with_capacity(defs.len());
@@ -127,19 +124,11 @@ impl Registry {
                 let result = match per_server_timeout_ms {
                     Some(ms) => match tokio::time::timeout(Duration::from_millis(ms), fut).await {
                         Ok(r) => r,
-                        Err(_) => Err(McpError::new(
-                            ErrorKind::Timeout,
-                            name.as_str(),
-                            format!("Discovery timed out after {ms}ms"),
-                        )),
+                        Err(_) => Err(McpError::new(ErrorKind::Timeout, name.as_str(), format!("Discovery timed out after {ms}ms"))),
                     },
                     None => fut.await,
                 };
-                ServerOutcome {
-                    server: name.clone(),
-                    result,
-                    duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-                }
+                ServerOutcome { server: name.clone(), result, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }
             }
         });
         futures::future::join_all(tasks).await

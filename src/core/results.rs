@@ -22,10 +22,7 @@ pub fn content_text(content: Option<&Value>) -> Option<String> {
 /// Adds `ui.serverId = <server>` to a `_meta` object when it carries `ui.resourceUri`
 /// (the MCP Apps convention), leaving it untouched otherwise.
 pub fn stamp_server_id(meta: &Value, server: &str) -> Value {
-    let has_resource_uri = meta
-        .get("ui")
-        .and_then(|ui| ui.get("resourceUri"))
-        .is_some_and(|v| !v.is_null() && v != &Value::Bool(false) && v != "");
+    let has_resource_uri = meta.get("ui").and_then(|ui| ui.get("resourceUri")).is_some_and(|v| !v.is_null() && v != &Value::Bool(false) && v != "");
     if !has_resource_uri {
         return meta.clone();
     }
@@ -51,8 +48,7 @@ pub fn shape_call_result(server: &str, mut result: Value) -> Value {
     strip_envelope(&mut result);
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     if is_error {
-        let text = content_text(result.get("content"))
-            .unwrap_or_else(|| "MCP tool execution failed".to_string());
+        let text = content_text(result.get("content")).unwrap_or_else(|| "MCP tool execution failed".to_string());
         return json!({ "kind": "toolError", "text": text, "result": result });
     }
     if let Some(structured) = result.get("structuredContent") {
@@ -300,7 +296,10 @@ mod tests {
         assert_eq!(strip_envelope_text(r#"{"content":[]}"#), None);
         assert_eq!(strip_envelope_text(r#"{"resultType":"task","taskId":"t"}"#), None);
         let shaped = shape_call_result_text("s", r#"{"resultType":"complete","content":[{"type":"text","text":"x"}]}"#);
-        assert_eq!(serde_json::from_str::<Value>(&shaped).unwrap_or_default(), json!({ "kind": "raw", "result": { "content": [{ "type": "text", "text": "x" }] } }));
+        assert_eq!(
+            serde_json::from_str::<Value>(&shaped).unwrap_or_default(),
+            json!({ "kind": "raw", "result": { "content": [{ "type": "text", "text": "x" }] } })
+        );
     }
 
     #[test]

@@ -61,7 +61,9 @@ pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> b
         Some(support) => Some(support),
         // Not listed yet (a tool rebuilt from a cached definition): list only if the server does tasks.
         None => match conn.current().await {
-            Some(live) if server_has(&live, "tasks") => tool_cache::tools(conn, None).await.ok().and_then(|_| tool_cache::tool_task_support(conn, tool)),
+            Some(live) if server_has(&live, "tasks") => {
+                tool_cache::tools(conn, None).await.ok().and_then(|_| tool_cache::tool_task_support(conn, tool))
+            }
             _ => None,
         },
     };
@@ -117,7 +119,6 @@ fn same_session(a: &Option<Arc<Live>>, b: Option<Arc<Live>>) -> bool {
     matches!((a, b), (Some(a), Some(b)) if Arc::ptr_eq(a, &b))
 }
 
-
 /// One tool call running as a task.
 struct TaskCall<'a> {
     conn: &'a Connection,
@@ -171,7 +172,8 @@ impl<'a> TaskCall<'a> {
     async fn run(mut self, mut params: Map<String, Value>) -> Result<Value> {
         let server = self.conn.name().to_string();
         params.insert("task".into(), json!({}));
-        let created = input::request(self.conn, "tools/call", Value::Object(params), self.sub_options(true)).await.map_err(|e| self.budget_error(e))?;
+        let created =
+            input::request(self.conn, "tools/call", Value::Object(params), self.sub_options(true)).await.map_err(|e| self.budget_error(e))?;
         let Some(mut task) = TaskView::parse(&created) else {
             // The server ran the call without a task (allowed for `optional` tools).
             return Ok(created);
@@ -213,7 +215,11 @@ impl<'a> TaskCall<'a> {
                 Err(e) => return Err(self.abandon_on(&task.id, e).await),
             };
             let next = TaskView::parse(&got).ok_or_else(|| {
-                McpError::new(ErrorKind::InvalidResponse, &server, format!("Server {server} answered tasks/get for task {} without a task status", task.id))
+                McpError::new(
+                    ErrorKind::InvalidResponse,
+                    &server,
+                    format!("Server {server} answered tasks/get for task {} without a task status", task.id),
+                )
             })?;
             poll = next.poll.unwrap_or(poll);
             task = TaskView { id: task.id, ..next };

@@ -328,7 +328,11 @@ impl NativeClient {
     /// Replaces a server's roots and notifies it (when connected). Returns the trace (the
     /// notification sent) once the face asked for traces, else null.
     #[napi(ts_return_type = "Promise<unknown>")]
-    pub async fn set_roots(&self, server: String, #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>) -> Result<Option<Value>> {
+    pub async fn set_roots(
+        &self,
+        server: String,
+        #[napi(ts_arg_type = "Array<{ uri: string; name?: string }>")] roots: Vec<Value>,
+    ) -> Result<Option<Value>> {
         let conn = self.server(&server)?;
         encode::trace_or_error(operations::set_roots(&conn, roots, self.observing()).await).map_err(json_error)
     }
@@ -376,7 +380,9 @@ impl NativeClient {
 
 /// The MCP method each operation of the face sends (`{ callTool: 'tools/call', … }`), for its
 /// spans: the vocabulary is the core's (`core::operations::face_methods`).
-#[napi(ts_return_type = "{ callTool: string; listTools: string; readResource: string; getPrompt: string; resources: string; resourceTemplates: string; prompts: string }")]
+#[napi(
+    ts_return_type = "{ callTool: string; listTools: string; readResource: string; getPrompt: string; resources: string; resourceTemplates: string; prompts: string }"
+)]
 pub fn methods() -> Value {
     operations::face_methods()
 }

@@ -31,9 +31,7 @@ impl AuthProvider for JsAuthProvider {
                 .call_async_catch(json!({ "server": server, "op": op, "args": args }))
                 .await
                 .map_err(|e| format!("OAuth provider {op}() for server {server} failed: {}", e.reason))?;
-            promise
-                .await
-                .map_err(|e| format!("OAuth provider {op}() for server {server} failed: {}", e.reason))
+            promise.await.map_err(|e| format!("OAuth provider {op}() for server {server} failed: {}", e.reason))
         })
     }
 }

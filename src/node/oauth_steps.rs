@@ -77,8 +77,9 @@ pub async fn oauth_step(
     #[napi(ts_arg_type = "((request: FetchRequest) => Promise<FetchResponse>) | undefined | null")] on_fetch: Option<FetchFn>,
     #[napi(ts_arg_type = "((bodyId: number) => Promise<Buffer | null>) | undefined | null")] on_fetch_read: Option<ReadFn>,
     #[napi(ts_arg_type = "((bodyId: number) => void) | undefined | null")] on_fetch_cancel: Option<CancelFn>,
-    #[napi(ts_arg_type = "((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null")]
-    on_provider: Option<AuthFn>,
+    #[napi(ts_arg_type = "((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null")] on_provider: Option<
+        AuthFn,
+    >,
 ) -> Result<Value> {
     let label = s(&input, "label").unwrap_or("OAuth").to_string();
     let net = net_for(&label, on_fetch, on_fetch_read, on_fetch_cancel)?;
@@ -191,10 +192,7 @@ pub fn oauth_helper(name: String, #[napi(ts_arg_type = "Record<string, unknown>"
     match name.as_str() {
         "buildDiscoveryUrls" => {
             let url = url_arg(&input, "url")?;
-            Ok(discovery::build_discovery_urls(&url)
-                .into_iter()
-                .map(|(u, kind)| json!({ "url": u.as_str(), "type": kind.as_str() }))
-                .collect())
+            Ok(discovery::build_discovery_urls(&url).into_iter().map(|(u, kind)| json!({ "url": u.as_str(), "type": kind.as_str() })).collect())
         }
         "extractResourceMetadataUrl" => {
             Ok(s(&input, "header").and_then(challenge::resource_metadata_url).map(|u| json!(u.as_str())).unwrap_or(Value::Null))

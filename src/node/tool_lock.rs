@@ -33,11 +33,7 @@ pub fn tool_lock_text(#[napi(ts_arg_type = "Record<string, unknown>")] servers: 
 /// this server, else an array of drifts (empty when nothing changed). Throws on a lock of the
 /// wrong shape.
 #[napi(ts_return_type = "Array<Record<string, unknown>> | null")]
-pub fn tool_drift(
-    #[napi(ts_arg_type = "unknown")] lock: Value,
-    server: String,
-    #[napi(ts_arg_type = "unknown")] tools: Value,
-) -> Result<Value> {
+pub fn tool_drift(#[napi(ts_arg_type = "unknown")] lock: Value, server: String, #[napi(ts_arg_type = "unknown")] tools: Value) -> Result<Value> {
     let servers = lock_servers(&lock).map_err(invalid)?;
     let Some(pinned) = servers.get(&server) else { return Ok(Value::Null) };
     let listed = tools_of(&server, &tools).map_err(invalid)?;

@@ -96,8 +96,10 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.with_token(auth_header, "POST", &uri, &custom_headers, |p| self.inner.post_message(uri.clone(), message.clone(), session_id.clone(), p.auth_header, p.headers))
-            .await
+        self.with_token(auth_header, "POST", &uri, &custom_headers, |p| {
+            self.inner.post_message(uri.clone(), message.clone(), session_id.clone(), p.auth_header, p.headers)
+        })
+        .await
     }
 
     async fn delete_session(
@@ -107,8 +109,10 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for BearerClient<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.with_token(auth_header, "DELETE", &uri, &custom_headers, |p| self.inner.delete_session(uri.clone(), session_id.clone(), p.auth_header, p.headers))
-            .await
+        self.with_token(auth_header, "DELETE", &uri, &custom_headers, |p| {
+            self.inner.delete_session(uri.clone(), session_id.clone(), p.auth_header, p.headers)
+        })
+        .await
     }
 
     async fn get_stream(

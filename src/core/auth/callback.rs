@@ -168,12 +168,7 @@ async fn serve(
     connections.shutdown().await;
 }
 
-async fn handle(
-    mut stream: TcpStream,
-    path: &str,
-    expected_state: &Mutex<Option<String>>,
-    outcome: &watch::Sender<Outcome>,
-) -> std::io::Result<()> {
+async fn handle(mut stream: TcpStream, path: &str, expected_state: &Mutex<Option<String>>, outcome: &watch::Sender<Outcome>) -> std::io::Result<()> {
     let mut head = Vec::new();
     let mut buf = [0u8; 2048];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_REQUEST_HEAD {
@@ -198,7 +193,12 @@ async fn handle(
     let expected = expected_state.lock().ok().and_then(|s| s.clone());
     let state_ok = matches!((param("state"), expected), (Some(got), Some(want)) if constant_time_eq(&got, &want));
     if !state_ok {
-        return respond(&mut stream, 400, &page("Authorization failed", "The response did not match the pending request. You can close this tab and retry from your application.")).await;
+        return respond(
+            &mut stream,
+            400,
+            &page("Authorization failed", "The response did not match the pending request. You can close this tab and retry from your application."),
+        )
+        .await;
     }
     let settled = if let Some(error) = param("error") {
         let detail = param("error_description").map(|d| format!(" ({d})")).unwrap_or_default();
@@ -213,7 +213,12 @@ async fn handle(
     if ok {
         respond(&mut stream, 200, &page("Authorization complete", "You can close this tab and return to your application.")).await
     } else {
-        respond(&mut stream, 400, &page("Authorization failed", "The authorization server reported an error. You can close this tab and retry from your application.")).await
+        respond(
+            &mut stream,
+            400,
+            &page("Authorization failed", "The authorization server reported an error. You can close this tab and retry from your application."),
+        )
+        .await
     }
 }
 
@@ -296,10 +301,7 @@ mod tests {
         let server = CallbackServer::start(&url, Some("s".into())).await.unwrap();
         assert_ne!(server.port, port, "a busy preferred port is skipped");
         assert_eq!(get(server.port, "/cb?state=s&error=access_denied&error_description=nope").await, 400);
-        assert_eq!(
-            server.wait_for_code(Duration::from_secs(1)).await.unwrap_err(),
-            "Authorization failed: access_denied (nope)"
-        );
+        assert_eq!(server.wait_for_code(Duration::from_secs(1)).await.unwrap_err(), "Authorization failed: access_denied (nope)");
         let quiet = CallbackServer::start(&url::Url::parse(&format!("http://127.0.0.1:{}/cb", free_port())).unwrap(), None).await.unwrap();
         assert_eq!(quiet.wait_for_code(Duration::from_millis(50)).await.unwrap_err(), "Timed out waiting for OAuth callback after 50ms");
         quiet.close().await;

@@ -34,7 +34,8 @@ impl std::fmt::Debug for DpopKey {
 impl DpopKey {
     /// A new P-256 key pair.
     pub fn generate() -> Result<Self, String> {
-        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new()).map_err(|_| "generating a DPoP key failed".to_string())?;
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+            .map_err(|_| "generating a DPoP key failed".to_string())?;
         Self::from_pkcs8(pkcs8.as_ref().to_vec())
     }
 

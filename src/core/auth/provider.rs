@@ -40,11 +40,7 @@ impl ProviderConfig {
 
     /// Scopes the client asks for when the server does not say.
     pub fn scopes(&self) -> Vec<String> {
-        self.client_metadata
-            .get("scope")
-            .and_then(Value::as_str)
-            .map(|s| s.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default()
+        self.client_metadata.get("scope").and_then(Value::as_str).map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
     }
 }
 
@@ -168,10 +164,7 @@ impl Provider<'_> {
         url: &str,
         metadata: Option<&Value>,
     ) -> Result<(Vec<(String, String)>, Vec<(String, String)>), String> {
-        let v = self
-            .0
-            .call("addClientAuthentication", json!({ "headers": headers, "params": params, "url": url, "metadata": metadata }))
-            .await?;
+        let v = self.0.call("addClientAuthentication", json!({ "headers": headers, "params": params, "url": url, "metadata": metadata })).await?;
         let headers = v.get("headers").and_then(pairs).ok_or("addClientAuthentication returned no headers")?;
         let params = v.get("params").and_then(pairs).ok_or("addClientAuthentication returned no params")?;
         Ok((headers, params))

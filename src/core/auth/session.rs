@@ -73,7 +73,10 @@ pub enum Refusal {
 #[derive(Debug)]
 pub enum BeginError {
     /// `allowedHosts` refused an OAuth request (`id` is the policy error id).
-    Policy { id: &'static str, message: String },
+    Policy {
+        id: &'static str,
+        message: String,
+    },
     Failed(String),
 }
 
@@ -400,9 +403,7 @@ impl OAuthSession {
     /// Completes the pending authorization with the callback's code (checking `state` and the
     /// RFC 9207 issuer) and stores the tokens through the provider.
     pub async fn finish(&self, callback: &Callback) -> Result<(), String> {
-        let expected = self
-            .pending_state()
-            .ok_or_else(|| "No OAuth authorization is pending for this server. Call connect() first.".to_string())?;
+        let expected = self.pending_state().ok_or_else(|| "No OAuth authorization is pending for this server. Call connect() first.".to_string())?;
         if callback.state != expected {
             return Err("The OAuth callback's state does not match the pending authorization".into());
         }
@@ -412,9 +413,7 @@ impl OAuthSession {
             iss: callback.iss.clone(),
             ..Default::default()
         };
-        self.run(self.provider.as_ref(), options)
-            .await
-            .map_err(|e| format!("OAuth token exchange failed: {e}"))?;
+        self.run(self.provider.as_ref(), options).await.map_err(|e| format!("OAuth token exchange failed: {e}"))?;
         if let Ok(mut p) = self.pending.lock() {
             *p = None;
         }

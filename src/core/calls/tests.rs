@@ -7,7 +7,11 @@ use crate::core::transport::lane::{LaneError, LaneOutcome};
 use crate::core::transport::pipe_writer::PipeWriter;
 
 fn lane() -> Arc<Lane> {
-    Lane::start(PipeWriter::start(tokio::io::sink(), #[cfg(unix)] None))
+    Lane::start(PipeWriter::start(
+        tokio::io::sink(),
+        #[cfg(unix)]
+        None,
+    ))
 }
 
 /// A request written on `lane`, still unanswered; its outcome arrives on the receiver.

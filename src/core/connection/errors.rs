@@ -39,20 +39,14 @@ pub fn cancel_reason(options: &RequestOptions) -> String {
 pub fn lane_error(server: &str, method: &str, e: LaneError) -> McpError {
     match e {
         LaneError::Rpc { code, message, data } => McpError::rpc(server, code, format!("MCP error {code}: {message}"), data),
-        LaneError::Timeout { after_ms } => McpError::new(
-            ErrorKind::Timeout,
-            server,
-            format!("Request timed out after {after_ms} ms ({method} on server {server})"),
-        ),
-        LaneError::Closed { detail } => McpError::new(
-            ErrorKind::TransportClosed,
-            server,
-            format!("Connection to MCP server {server} closed ({method}): {detail}"),
-        ),
-        LaneError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason),
-        LaneError::TooLarge { detail } => {
-            McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {detail}"))
+        LaneError::Timeout { after_ms } => {
+            McpError::new(ErrorKind::Timeout, server, format!("Request timed out after {after_ms} ms ({method} on server {server})"))
         }
+        LaneError::Closed { detail } => {
+            McpError::new(ErrorKind::TransportClosed, server, format!("Connection to MCP server {server} closed ({method}): {detail}"))
+        }
+        LaneError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason),
+        LaneError::TooLarge { detail } => McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {detail}")),
     }
 }
 
@@ -61,11 +55,9 @@ pub(super) fn service_error(server: &str, method: &str, timeout_ms: u64, e: Serv
         ServiceError::McpError(data) => {
             McpError::rpc(server, i64::from(data.code.0), format!("MCP error {}: {}", data.code.0, data.message), data.data)
         }
-        ServiceError::Timeout { .. } => McpError::new(
-            ErrorKind::Timeout,
-            server,
-            format!("Request timed out after {timeout_ms} ms ({method} on server {server})"),
-        ),
+        ServiceError::Timeout { .. } => {
+            McpError::new(ErrorKind::Timeout, server, format!("Request timed out after {timeout_ms} ms ({method} on server {server})"))
+        }
         ServiceError::TransportSend(ref dynamic) => {
             let inner: &(dyn std::error::Error + Send + Sync + 'static) = dynamic.error.as_ref();
             let refusal = match inner.downcast_ref::<StreamableHttpError<NetError>>() {
@@ -83,12 +75,10 @@ pub(super) fn service_error(server: &str, method: &str, timeout_ms: u64, e: Serv
                 err.auth_challenge = Some(challenge.clone());
                 return err;
             }
-            let net = inner
-                .downcast_ref::<NetError>()
-                .or_else(|| match inner.downcast_ref::<StreamableHttpError<NetError>>() {
-                    Some(StreamableHttpError::Client(n)) => Some(n),
-                    _ => None,
-                });
+            let net = inner.downcast_ref::<NetError>().or_else(|| match inner.downcast_ref::<StreamableHttpError<NetError>>() {
+                Some(StreamableHttpError::Client(n)) => Some(n),
+                _ => None,
+            });
             match net {
                 Some(n) => {
                     let mut err = net_error(server, n);
@@ -103,16 +93,10 @@ pub(super) fn service_error(server: &str, method: &str, timeout_ms: u64, e: Serv
                 ),
             }
         }
-        ServiceError::TransportClosed => McpError::new(
-            ErrorKind::TransportClosed,
-            server,
-            format!("Connection to MCP server {server} closed ({method}): {e}"),
-        ),
-        ServiceError::Cancelled { reason } => McpError::new(
-            ErrorKind::Aborted,
-            server,
-            reason.unwrap_or_else(|| DEFAULT_ABORT_REASON.into()),
-        ),
+        ServiceError::TransportClosed => {
+            McpError::new(ErrorKind::TransportClosed, server, format!("Connection to MCP server {server} closed ({method}): {e}"))
+        }
+        ServiceError::Cancelled { reason } => McpError::new(ErrorKind::Aborted, server, reason.unwrap_or_else(|| DEFAULT_ABORT_REASON.into())),
         other => McpError::new(ErrorKind::InvalidResponse, server, format!("{method} failed on server {server}: {other}")),
     }
 }
@@ -152,7 +136,10 @@ mod tests {
         let timeout = lane_error("s", "tools/call", LaneError::Timeout { after_ms: 250 });
         assert_eq!((timeout.kind, timeout.message.as_str()), (ErrorKind::Timeout, "Request timed out after 250 ms (tools/call on server s)"));
         let closed = lane_error("s", "tools/call", LaneError::Closed { detail: "server exited".into() });
-        assert_eq!((closed.kind, closed.message.as_str()), (ErrorKind::TransportClosed, "Connection to MCP server s closed (tools/call): server exited"));
+        assert_eq!(
+            (closed.kind, closed.message.as_str()),
+            (ErrorKind::TransportClosed, "Connection to MCP server s closed (tools/call): server exited")
+        );
         let cancelled = lane_error("s", "tools/call", LaneError::Cancelled { reason: "stop".into() });
         assert_eq!((cancelled.kind, cancelled.message.as_str()), (ErrorKind::Aborted, "stop"));
         let large = lane_error("s", "tools/call", LaneError::TooLarge { detail: "over 64 MiB".into() });
@@ -180,7 +167,12 @@ mod tests {
 
     #[test]
     fn an_authorization_refusal_carries_its_status_and_challenge() {
-        let refused = service_error("s", "tools/list", 1000, sent_and_failed(Box::new(StreamableHttpError::<NetError>::AuthRequired(AuthRequiredError::new("Bearer".into())))));
+        let refused = service_error(
+            "s",
+            "tools/list",
+            1000,
+            sent_and_failed(Box::new(StreamableHttpError::<NetError>::AuthRequired(AuthRequiredError::new("Bearer".into())))),
+        );
         assert_eq!((refused.kind, refused.http_status, refused.auth_challenge.as_deref()), (ErrorKind::AuthRequired, Some(401), Some("Bearer")));
         assert!(refused.message.contains("tools/list on server s was refused (HTTP 401)"), "{}", refused.message);
         let scope = InsufficientScopeError::new("Bearer error=\"insufficient_scope\"".into(), Some("write".into()));
@@ -191,7 +183,10 @@ mod tests {
 
     #[test]
     fn a_network_failure_of_a_request_is_no_connect_failure() {
-        for net in [Box::new(NetError::Status { status: 503, body: String::new() }) as Box<dyn std::error::Error + Send + Sync>, Box::new(StreamableHttpError::<NetError>::Client(NetError::Status { status: 503, body: String::new() }))] {
+        for net in [
+            Box::new(NetError::Status { status: 503, body: String::new() }) as Box<dyn std::error::Error + Send + Sync>,
+            Box::new(StreamableHttpError::<NetError>::Client(NetError::Status { status: 503, body: String::new() })),
+        ] {
             let e = service_error("s", "tools/call", 1000, sent_and_failed(net));
             assert_eq!((e.kind, e.http_status, e.during_connect), (ErrorKind::ConnectFailed, Some(503), false));
             assert_eq!(e.message, "tools/call failed on server s: HTTP 503");

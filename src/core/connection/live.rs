@@ -14,10 +14,10 @@ use crate::core::config::ServerConfig;
 use crate::core::error::Result;
 use crate::core::handler::{declare_tasks_extension, declares_tasks_extension, Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use crate::core::open::{open_session, Opened, Remote, Service};
-use crate::core::transport::resume::Resume;
 use crate::core::transport::envelope::Envelope;
 use crate::core::transport::lane::Lane;
 use crate::core::transport::listener::Listener;
+use crate::core::transport::resume::Resume;
 
 /// Bound on the graceful close of one session (stdin EOF, SIGTERM, SIGKILL take up to ~6 s).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -186,7 +186,6 @@ pub fn server_has(live: &Live, capability: &str) -> bool {
         .unwrap_or(true)
 }
 
-
 /// The per-request `_meta` of a 2026-07-28 session: the negotiated version and the client info
 /// and capabilities the session was opened with (what rmcp's peer sends) — declaring the Tasks
 /// extension when the server has it, so a lane call may come back as a task — plus the server
@@ -200,13 +199,23 @@ fn session_envelope(service: &Service, shared: &HandlerShared, info: Option<&rmc
     }
     Envelope::new(&version, &client.client_info, &capabilities, shared.server_log_level()).unwrap_or_else(|e| {
         tracing::warn!(server = %shared.server, "client info not serialisable for the request envelope: {e}");
-        Envelope::new(&version, &serde_json::json!({ "name": shared.server, "version": shared.client_version }), &serde_json::json!({}), shared.server_log_level())
-            .expect("static envelope serialises")
+        Envelope::new(
+            &version,
+            &serde_json::json!({ "name": shared.server, "version": shared.client_version }),
+            &serde_json::json!({}),
+            shared.server_log_level(),
+        )
+        .expect("static envelope serialises")
     })
 }
 
 /// Opens a session and wraps it as `Live`.
-pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Arc<Live>> {
+pub(super) async fn open_live(
+    config: ServerConfig,
+    shared: Arc<HandlerShared>,
+    request_timeout_ms: u64,
+    remote: Option<Remote>,
+) -> Result<Arc<Live>> {
     let http_url = match &config.spec {
         Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.clone()),
         _ => None,
@@ -220,7 +229,12 @@ pub(super) async fn open_live(config: ServerConfig, shared: Arc<HandlerShared>, 
 
 /// A started session as `Live` (`http_url` and `announce_over`: where and how a 2026-07-28
 /// Streamable HTTP session tells the server a request is cancelled).
-pub(super) fn live_of(opened: Opened, shared: &Arc<HandlerShared>, http_url: Option<url::Url>, announce_over: Option<crate::core::net::NetClient>) -> Live {
+pub(super) fn live_of(
+    opened: Opened,
+    shared: &Arc<HandlerShared>,
+    http_url: Option<url::Url>,
+    announce_over: Option<crate::core::net::NetClient>,
+) -> Live {
     let peer = opened.service.peer().clone();
     let info = peer.peer_info();
     let modern = opened.modern;
@@ -264,4 +278,3 @@ pub(super) fn live_of(opened: Opened, shared: &Arc<HandlerShared>, http_url: Opt
         service: tokio::sync::Mutex::new(Some(opened.service)),
     }
 }
-

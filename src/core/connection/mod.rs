@@ -33,8 +33,8 @@ use crate::core::transport::lane::Lane;
 use errors::RequestFailure;
 pub use errors::{cancel_reason, lane_error};
 pub use layer::{Layer, Slots};
-pub use live::{server_has, Live};
 use live::open_live;
+pub use live::{server_has, Live};
 
 type ConnectFuture = Shared<BoxFuture<'static, Result<Arc<Live>>>>;
 
@@ -212,7 +212,12 @@ impl Connection {
                         self.session_ended(dead, Some("TRANSPORT_CLOSED"));
                         // A session that answered nothing is a crash; one that served requests
                         // (a server killed or redeployed) clears the count.
-                        let crashed = if dead.answered() { self.deaths.clear(); Ok(()) } else { self.deaths.died() };
+                        let crashed = if dead.answered() {
+                            self.deaths.clear();
+                            Ok(())
+                        } else {
+                            self.deaths.died()
+                        };
                         if let Err(wait) = crashed {
                             return Err(McpError::new(
                                 ErrorKind::TransportClosed,
@@ -232,9 +237,7 @@ impl Connection {
                     }
                     started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone())
-                    .boxed()
-                    .shared();
+                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone()).boxed().shared();
                     *state = State::Connecting(f.clone());
                     (f, generation)
                 }
@@ -263,11 +266,7 @@ impl Connection {
             Ok(live) => {
                 drop(state);
                 self.close_live(&live).await;
-                Err(McpError::new(
-                    ErrorKind::Disconnected,
-                    self.name(),
-                    "MCP client was disconnected while connecting",
-                ))
+                Err(McpError::new(ErrorKind::Disconnected, self.name(), "MCP client was disconnected while connecting"))
             }
             Err(e) => {
                 if current && matches!(&*state, State::Connecting(_)) {

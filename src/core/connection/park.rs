@@ -17,9 +17,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures::future::{BoxFuture, FutureExt};
 use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_client::StreamableHttpClient;
-use futures::future::{BoxFuture, FutureExt};
 use serde_json::json;
 
 use super::live::{live_of, Parkable};

@@ -26,7 +26,15 @@ impl Connection {
     /// is replaced once for every request that found it so (they share the next connect, which
     /// waits for a restarting server), and the request goes out once on the new session. It lets
     /// go of the old session before it waits.
-    pub(super) async fn send_unsent_again(&self, dead: Arc<Live>, deadline: Instant, method: &str, params: Value, options: &RequestOptions, first: McpError) -> Result<String> {
+    pub(super) async fn send_unsent_again(
+        &self,
+        dead: Arc<Live>,
+        deadline: Instant,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+        first: McpError,
+    ) -> Result<String> {
         let name = self.name();
         self.shared.diagnostic("info", format!("{method} was not sent ({}); sending it on a new session", first.message));
         observe::note_event("mcp.client.retry", || observe::reason(first.message.clone()));
@@ -61,7 +69,13 @@ impl Connection {
     }
 
     /// Sends one request on `live`.
-    pub(super) async fn send_on(&self, live: &Arc<Live>, method: &str, params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
+    pub(super) async fn send_on(
+        &self,
+        live: &Arc<Live>,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let watch = self.watch(&live);
         if let Some(lane) = live.lane.clone() {
@@ -74,22 +88,14 @@ impl Connection {
         let mut request: ClientRequest = if options.verbatim {
             ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)))
         } else {
-            serde_json::from_value(json!({ "method": method, "params": params })).map_err(|e| {
-                RequestFailure::Failed(McpError::new(
-                    ErrorKind::InvalidState,
-                    name,
-                    format!("Invalid {method} request: {e}"),
-                ))
-            })?
+            serde_json::from_value(json!({ "method": method, "params": params }))
+                .map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidState, name, format!("Invalid {method} request: {e}"))))?
         };
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
         // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
-        let wanted_progress = options
-            .progress_token
-            .clone()
-            .or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
+        let wanted_progress = options.progress_token.clone().or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
         if wanted_progress.is_some() {
             request.extensions_mut().insert(WantsProgress);
         }
@@ -152,11 +158,18 @@ impl Connection {
         }
         let result = outcome?;
         live.note_answer();
-        serde_json::to_string(&result).map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
+        serde_json::to_string(&result)
+            .map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }
 
     /// `send_on` over a pipe session's lane.
-    async fn send_on_lane(&self, lane: &Lane, method: &str, mut params: Value, options: &RequestOptions) -> std::result::Result<String, RequestFailure> {
+    async fn send_on_lane(
+        &self,
+        lane: &Lane,
+        method: &str,
+        mut params: Value,
+        options: &RequestOptions,
+    ) -> std::result::Result<String, RequestFailure> {
         let name = self.name();
         let timeout_ms = options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms());
         // The caller's `_meta` replaces one in `params`; the lane merges it with the session's envelope.
@@ -166,9 +179,16 @@ impl Connection {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let id = lane.reserve_id();
         observe::note_sent(method, || format!("n{id}"));
-        lane.send_with_meta(id, method, &params.to_string(), meta_json.as_deref(), timeout_ms, Box::new(move |outcome| {
-            let _ = tx.send(outcome);
-        }))
+        lane.send_with_meta(
+            id,
+            method,
+            &params.to_string(),
+            meta_json.as_deref(),
+            timeout_ms,
+            Box::new(move |outcome| {
+                let _ = tx.send(outcome);
+            }),
+        )
         .map_err(|e| RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 })))?;
         let cancel = options.cancel.clone().unwrap_or_default();
         let outcome = tokio::select! {

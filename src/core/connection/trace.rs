@@ -55,7 +55,14 @@ impl Connection {
                 observe::note_session(session_id.clone(), &live.protocol_version, self.http_version());
                 let method = if live.is_modern() { "server/discover" } else { "initialize" };
                 let protocol_version = Some(live.protocol_version.clone()).filter(|v| !v.is_empty());
-                let step = |method, start_ms| Step { method, start_ms, end_ms, protocol_version: protocol_version.clone(), session_id: session_id.clone(), error: None };
+                let step = |method, start_ms| Step {
+                    method,
+                    start_ms,
+                    end_ms,
+                    protocol_version: protocol_version.clone(),
+                    session_id: session_id.clone(),
+                    error: None,
+                };
                 observe::note_step(step(method, start_ms));
                 if !live.is_modern() {
                     // Sent by rmcp as the handshake's last message.

@@ -127,11 +127,7 @@ impl Endpoint {
 fn lookup(endpoint: &Endpoint) -> Option<RxJsonRpcMessage<RoleClient>> {
     let answers = shared_answers().lock().ok()?;
     let now = Instant::now();
-    [true, false]
-        .into_iter()
-        .filter_map(|public| answers.map.get(&endpoint.key(public)))
-        .find(|s| s.fresh_until > now)
-        .map(|s| s.answer.clone())
+    [true, false].into_iter().filter_map(|public| answers.map.get(&endpoint.key(public))).find(|s| s.fresh_until > now).map(|s| s.answer.clone())
 }
 
 /// Offers an answer for sharing, as far as its `cacheScope` and `ttlMs` allow.

@@ -152,7 +152,8 @@ mod tests {
 
     #[test]
     fn an_http_refusal_is_modern_only_when_its_body_says_so() {
-        let refusal = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
+        let refusal =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
         assert!(http_refuses_handshake(Some(400), refusal));
         // The revision's answer to a request without its header (the conformance suite's stateless mocks).
         let header = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"}}"#;
@@ -162,7 +163,10 @@ mod tests {
         assert!(http_refuses_handshake(Some(404), r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}"#));
         assert!(!http_refuses_handshake(Some(401), header));
         assert!(!http_refuses_handshake(Some(400), r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Invalid params"}}"#));
-        assert!(!http_refuses_handshake(Some(400), r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}"#));
+        assert!(!http_refuses_handshake(
+            Some(400),
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}"#
+        ));
         assert!(!http_refuses_handshake(Some(401), refusal));
         assert!(!http_refuses_handshake(Some(500), refusal));
         assert!(!http_refuses_handshake(Some(400), "Bad Request: Server not initialized"));

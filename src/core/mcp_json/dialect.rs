@@ -120,9 +120,10 @@ fn is_env_name(s: &str) -> bool {
 
 impl Vars<'_> {
     fn env_var(&self, name: &str) -> Result<String, Problem> {
-        self.env.get(name).cloned().ok_or_else(|| {
-            (ConfigFileErrorKind::MissingEnv { var: name.to_string() }, format!("environment variable {name} is not set"))
-        })
+        self.env
+            .get(name)
+            .cloned()
+            .ok_or_else(|| (ConfigFileErrorKind::MissingEnv { var: name.to_string() }, format!("environment variable {name} is not set")))
     }
 
     fn home(&self) -> Option<String> {
@@ -195,10 +196,7 @@ impl Vars<'_> {
             match self.resolve(var) {
                 Some(value) => out.push_str(&value?),
                 None => {
-                    return Err((
-                        ConfigFileErrorKind::Field,
-                        format!("variable ${{{var}}} is not supported in the {} format", self.format.name()),
-                    ))
+                    return Err((ConfigFileErrorKind::Field, format!("variable ${{{var}}} is not supported in the {} format", self.format.name())))
                 }
             }
             rest = &after[end + 1..];

@@ -48,8 +48,7 @@ pub struct ParsedConfig {
 
 impl ParsedConfig {
     pub fn to_json(&self) -> Value {
-        let transports: Map<String, Value> =
-            self.transports.iter().map(|(k, t)| (k.clone(), Value::String(t.name().into()))).collect();
+        let transports: Map<String, Value> = self.transports.iter().map(|(k, t)| (k.clone(), Value::String(t.name().into()))).collect();
         json!({
             "format": self.format.name(),
             "servers": self.servers,
@@ -103,11 +102,7 @@ pub fn parse_text(text: &str, source: &Source) -> Result<ParsedConfig, ConfigFil
             Some(i) => problem[..i].to_string(),
             None => problem,
         };
-        ConfigFileError::new(
-            ConfigFileErrorKind::Syntax { line: e.line(), column: e.column() },
-            &source.label,
-            format!("invalid JSON: {problem}"),
-        )
+        ConfigFileError::new(ConfigFileErrorKind::Syntax { line: e.line(), column: e.column() }, &source.label, format!("invalid JSON: {problem}"))
     })?;
     parse_value(&value, source)
 }

@@ -139,18 +139,39 @@ fn syntax_error_names_file_line_and_column() {
 fn field_mistakes_name_server_and_field() {
     let src = source("/tmp/mcp.json", &[]);
     let cases = [
-        (r#"{ "mcpServers": { "s": { "command": "x", "args": ["a", 3, {}] } } }"#, "/tmp/mcp.json: server \"s\": args[2]: must be a string, got an object"),
-        (r#"{ "mcpServers": { "s": { "command": "x", "url": "http://a" } } }"#, "/tmp/mcp.json: server \"s\": has both \"command\" and \"url\"; configure exactly one"),
+        (
+            r#"{ "mcpServers": { "s": { "command": "x", "args": ["a", 3, {}] } } }"#,
+            "/tmp/mcp.json: server \"s\": args[2]: must be a string, got an object",
+        ),
+        (
+            r#"{ "mcpServers": { "s": { "command": "x", "url": "http://a" } } }"#,
+            "/tmp/mcp.json: server \"s\": has both \"command\" and \"url\"; configure exactly one",
+        ),
         (r#"{ "mcpServers": { "s": {} } }"#, "/tmp/mcp.json: server \"s\": needs \"command\" (stdio) or \"url\" (http, sse)"),
         (r#"{ "mcpServers": { "s": { "url": "ftp://a" } } }"#, "/tmp/mcp.json: server \"s\": url: must use http or https, got ftp:"),
-        (r#"{ "mcpServers": { "s": { "url": "http://a", "type": "websocket" } } }"#, "/tmp/mcp.json: server \"s\": type: must be one of stdio, http, streamable-http, sse; got \"websocket\""),
-        (r#"{ "mcpServers": { "s": { "command": "x", "type": "http" } } }"#, "/tmp/mcp.json: server \"s\": type: is \"http\" but the server has a \"command\" and no \"url\""),
-        (r#"{ "mcpServers": { "s": { "command": "x", "env": { "K": [1] } } } }"#, "/tmp/mcp.json: server \"s\": env.K: must be a string, got an array"),
-        (r#"{ "mcpServers": { "s": { "command": "x", "disabled": "yes" } } }"#, "/tmp/mcp.json: server \"s\": disabled: must be a boolean, got a string"),
+        (
+            r#"{ "mcpServers": { "s": { "url": "http://a", "type": "websocket" } } }"#,
+            "/tmp/mcp.json: server \"s\": type: must be one of stdio, http, streamable-http, sse; got \"websocket\"",
+        ),
+        (
+            r#"{ "mcpServers": { "s": { "command": "x", "type": "http" } } }"#,
+            "/tmp/mcp.json: server \"s\": type: is \"http\" but the server has a \"command\" and no \"url\"",
+        ),
+        (
+            r#"{ "mcpServers": { "s": { "command": "x", "env": { "K": [1] } } } }"#,
+            "/tmp/mcp.json: server \"s\": env.K: must be a string, got an array",
+        ),
+        (
+            r#"{ "mcpServers": { "s": { "command": "x", "disabled": "yes" } } }"#,
+            "/tmp/mcp.json: server \"s\": disabled: must be a boolean, got a string",
+        ),
         (r#"{ "mcpServers": { "s": "npx server" } }"#, "/tmp/mcp.json: server \"s\": must be an object, got a string"),
         (r#"{ "mcpServers": [] }"#, "/tmp/mcp.json: \"mcpServers\" must be an object (server name → definition)"),
         (r#"{ "tools": {} }"#, "/tmp/mcp.json: no \"mcpServers\" or \"servers\" object at the top level"),
-        (r#"{ "mcpServers": { "s": { "command": "x", "args": ["${A"] } } }"#, "/tmp/mcp.json: server \"s\": args[0]: unterminated variable in \"${A\""),
+        (
+            r#"{ "mcpServers": { "s": { "command": "x", "args": ["${A"] } } }"#,
+            "/tmp/mcp.json: server \"s\": args[0]: unterminated variable in \"${A\"",
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(err(text, &src).to_string(), expected, "for {text}");

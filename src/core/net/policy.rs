@@ -99,8 +99,7 @@ impl NetClient {
 
     /// A copy that also sends `name: value` on every request.
     pub fn with_header(&self, name: &str, value: String) -> NetClient {
-        let mut headers: Vec<(String, String)> =
-            self.default_headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case(name)).cloned().collect();
+        let mut headers: Vec<(String, String)> = self.default_headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case(name)).cloned().collect();
         headers.push((name.to_string(), value));
         NetClient { backend: self.backend.clone(), policy: self.policy.clone(), default_headers: Arc::new(headers) }
     }
@@ -175,9 +174,10 @@ impl NetClient {
                 });
             }
             hops += 1;
-            let next = request.url.join(&location).map_err(|e| {
-                NetError::Connect(format!("invalid redirect Location \"{location}\" from \"{current_host}\": {e}"))
-            })?;
+            let next = request
+                .url
+                .join(&location)
+                .map_err(|e| NetError::Connect(format!("invalid redirect Location \"{location}\" from \"{current_host}\": {e}")))?;
             self.policy.check(&next, BlockedBecause::RedirectFrom(&current_host))?;
             if !same_origin(&request.url, &next) {
                 request.remove_header("authorization");

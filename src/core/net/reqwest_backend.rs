@@ -111,11 +111,8 @@ impl HttpBackend for ReqwestBackend {
                     NetError::Connect(format!("may have run: the connection dropped after the request was sent ({})", describe(&e)))
                 }
             })?;
-            let headers = response
-                .headers()
-                .iter()
-                .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_ascii_lowercase(), v.to_string())))
-                .collect();
+            let headers =
+                response.headers().iter().filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))).collect();
             Ok(HttpResponse {
                 status: response.status().as_u16(),
                 headers,

@@ -11,10 +11,7 @@ pub(super) fn both_failed(name: &str, streamable: McpError, sse: McpError) -> Mc
     let mut e = McpError::new(
         ErrorKind::ConnectFailed,
         name,
-        format!(
-            "Could not connect to server with any available HTTP transport. Streamable HTTP: {}. SSE: {}",
-            streamable.message, sse.message
-        ),
+        format!("Could not connect to server with any available HTTP transport. Streamable HTTP: {}. SSE: {}", streamable.message, sse.message),
     );
     e.http_status = streamable.http_status.or(sse.http_status);
     if let ErrorKind::Policy(_) = sse.kind {
@@ -33,11 +30,7 @@ pub struct Failure {
 }
 
 pub(super) fn net_failure(name: &str, e: &NetError) -> Failure {
-    Failure {
-        error: net_error(name, e),
-        falls_back: net_falls_back(e),
-        auth: (e.status() == Some(401)).then_some(None),
-    }
+    Failure { error: net_error(name, e), falls_back: net_falls_back(e), auth: (e.status() == Some(401)).then_some(None) }
 }
 
 /// Whether a failed `initialize` was refused the way a modern-only server refuses it: a
@@ -60,8 +53,7 @@ pub(super) fn refuses_handshake(e: &ClientInitializeError) -> bool {
 
 /// A pipe error that means the server process went away.
 pub(super) fn hung_up(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
-    e.downcast_ref::<std::io::Error>()
-        .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset))
+    e.downcast_ref::<std::io::Error>().is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset))
 }
 
 pub(super) fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
@@ -108,11 +100,9 @@ pub(super) fn classify(name: &str, e: &ClientInitializeError) -> Failure {
                         err.http_status = Some(404);
                         Failure { error: err, falls_back: true, auth: None }
                     }
-                    StreamableHttpError::Auth(e) => Failure {
-                        error: McpError::new(ErrorKind::AuthFailed, name, format!("OAuth: {e}")),
-                        falls_back: false,
-                        auth: None,
-                    },
+                    StreamableHttpError::Auth(e) => {
+                        Failure { error: McpError::new(ErrorKind::AuthFailed, name, format!("OAuth: {e}")), falls_back: false, auth: None }
+                    }
                     other => Failure {
                         error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(other))),
                         falls_back: true,
@@ -200,7 +190,10 @@ mod tests {
 
     /// A failed handshake whose transport failed with `error`.
     fn transport_failure(error: Box<dyn std::error::Error + Send + Sync>) -> ClientInitializeError {
-        ClientInitializeError::TransportError { error: DynamicTransportError::from_parts("test", TypeId::of::<()>(), error), context: "send initialize".into() }
+        ClientInitializeError::TransportError {
+            error: DynamicTransportError::from_parts("test", TypeId::of::<()>(), error),
+            context: "send initialize".into(),
+        }
     }
 
     #[test]
@@ -211,7 +204,12 @@ mod tests {
         for s in [401, 403, 500, 503] {
             assert!(!net_falls_back(&status(s)), "HTTP {s} does not");
         }
-        for e in [NetError::Connect("refused".into()), NetError::Unreachable("down".into()), NetError::Timeout("slow".into()), NetError::Body("cut".into())] {
+        for e in [
+            NetError::Connect("refused".into()),
+            NetError::Unreachable("down".into()),
+            NetError::Timeout("slow".into()),
+            NetError::Body("cut".into()),
+        ] {
             assert!(net_falls_back(&e), "{e} (no HTTP answer) falls back");
         }
         assert!(!net_falls_back(&NetError::Policy { id: "MCP_CLIENT_HOST_NOT_ALLOWED", message: "no".into() }));
@@ -274,7 +272,10 @@ mod tests {
 
     #[test]
     fn transport_failures_are_read_through_to_their_cause() {
-        let auth = classify("s", &transport_failure(Box::new(StreamableHttpError::<NetError>::AuthRequired(AuthRequiredError::new("Bearer realm=\"x\"".into())))));
+        let auth = classify(
+            "s",
+            &transport_failure(Box::new(StreamableHttpError::<NetError>::AuthRequired(AuthRequiredError::new("Bearer realm=\"x\"".into())))),
+        );
         assert_eq!(auth.auth, Some(Some("Bearer realm=\"x\"".to_string())));
         assert_eq!(auth.error.http_status, Some(401));
         assert!(!auth.falls_back);

@@ -12,21 +12,27 @@ use tokio::io::AsyncReadExt;
 
 mod failure;
 
-use super::config::{HttpSpec, ServerConfig, ServerSpec};
-use super::error::{ErrorKind, McpError, Result};
-use super::era::{self, handshake_first::HandshakeFirst, known::{Endpoint, Remembered, ReuseDiscover}, probe_window::ProbeWindow, Start};
-use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
-use super::observe;
-use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use super::auth::{AuthState, BeginError, OAuthSession};
+use super::config::{HttpSpec, ServerConfig, ServerSpec};
+use super::era::{
+    self,
+    handshake_first::HandshakeFirst,
+    known::{Endpoint, Remembered, ReuseDiscover},
+    probe_window::ProbeWindow,
+    Start,
+};
+use super::error::{ErrorKind, McpError, Result};
+use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
 use super::net::{NetClient, NetError};
-use super::transport::observed::Observed;
+use super::observe;
+use super::transport::lane::Lane;
 use super::transport::listener::Listener;
+use super::transport::observed::Observed;
+use super::transport::pipe::PipeTransport;
 use super::transport::resume::Resume;
 use super::transport::streamable::McpHttp;
-use super::transport::lane::Lane;
-use super::transport::pipe::PipeTransport;
 use super::transport::{sse, stdio, streamable};
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 
 use failure::{both_failed, classify, hung_up, net_failure, refuses_handshake, timed_out, Failure};
 pub use failure::{error_and_causes, net_error};
@@ -67,12 +73,7 @@ pub fn starts_stateless(shared: &HandlerShared) -> bool {
 
 /// Opens a session of the server (see `open_any`) and remembers its era: the next connect to
 /// this server starts the way this one ended.
-pub async fn open_session(
-    config: ServerConfig,
-    shared: Arc<HandlerShared>,
-    request_timeout_ms: u64,
-    remote: Option<Remote>,
-) -> Result<Opened> {
+pub async fn open_session(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Opened> {
     let mut opened = open_any(config, shared.clone(), request_timeout_ms, remote).await?;
     let version = opened.service.peer().peer_info().map(|i| i.protocol_version.to_string());
     opened.modern = version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
@@ -81,12 +82,7 @@ pub async fn open_session(
 }
 
 /// Starts the transport and the session: stdio, or Streamable HTTP with the SSE fallback.
-async fn open_any(
-    config: ServerConfig,
-    shared: Arc<HandlerShared>,
-    request_timeout_ms: u64,
-    remote: Option<Remote>,
-) -> Result<Opened> {
+async fn open_any(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Opened> {
     let name = config.name.clone();
     let spec = config.spec()?.clone();
     shared.diagnostic("debug", "Connecting to MCP server");
@@ -139,7 +135,14 @@ async fn open_any(
 }
 
 /// Spawns a stdio server and starts its session.
-async fn open_stdio(name: &str, spec: &super::config::StdioSpec, handler: Handler, shared: Arc<HandlerShared>, request_timeout_ms: u64, budget: &Budget) -> Result<Opened> {
+async fn open_stdio(
+    name: &str,
+    spec: &super::config::StdioSpec,
+    handler: Handler,
+    shared: Arc<HandlerShared>,
+    request_timeout_ms: u64,
+    budget: &Budget,
+) -> Result<Opened> {
     let start = era::start(&shared);
     let mut spawned = stdio::spawn(name, spec)?;
     if let Some(stderr) = spawned.stderr.take() {
@@ -184,9 +187,11 @@ async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failur
 async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeout_ms: u64, remote: Remote) -> std::result::Result<Opened, Failure> {
     let net = remote.net;
     // Checked before any transport exists, like the anchor's up-front check.
-    net.policy()
-        .check(&spec.url, super::net::policy::BlockedBecause::NotSent)
-        .map_err(|e| Failure { error: net_error(name, &e), falls_back: false, auth: None })?;
+    net.policy().check(&spec.url, super::net::policy::BlockedBecause::NotSent).map_err(|e| Failure {
+        error: net_error(name, &e),
+        falls_back: false,
+        auth: None,
+    })?;
     if spec.url.path().ends_with("/sse") {
         // Only SSE is tried: the request timeout bounds it, as in `@mastra/mcp`.
         return open_sse(name, spec, handler, &Budget::new(request_timeout_ms), net, remote.oauth.as_deref()).await;
@@ -225,17 +230,10 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
         }
         // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
         Err(first) if first.falls_back && !pinned_modern => {
-            handler.shared.diagnostic(
-                "debug",
-                format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message),
-            );
+            handler.shared.diagnostic("debug", format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message));
             observe::note_event("mcp.client.transport_fallback", || observe::reason(first.error.message.clone()));
             if budget.remaining_ms() == 0 {
-                let sse = McpError::new(
-                    ErrorKind::Timeout,
-                    name,
-                    format!("not tried: the connect budget of {} ms was used up", budget.total_ms),
-                );
+                let sse = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
                 return Err(Failure { auth: None, error: both_failed(name, first.error, sse), falls_back: false });
             }
             match open_sse(name, spec, handler, &budget, net, remote.oauth.as_deref()).await {
@@ -272,10 +270,22 @@ pub fn mcp_http(spec: &HttpSpec, shared: &Arc<HandlerShared>, net: &NetClient, p
 
 /// Resumes a parked Streamable HTTP session (see `connection::park`) under a new rmcp service:
 /// `parts.resume` answers its handshake, so nothing reaches the server.
-pub async fn resume_streamable(name: &str, spec: &HttpSpec, shared: Arc<HandlerShared>, net: &NetClient, parts: SessionParts<'_>, timeout_ms: u64) -> Result<Opened> {
+pub async fn resume_streamable(
+    name: &str,
+    spec: &HttpSpec,
+    shared: Arc<HandlerShared>,
+    net: &NetClient,
+    parts: SessionParts<'_>,
+    timeout_ms: u64,
+) -> Result<Opened> {
     let handler = Handler { shared: shared.clone() };
     let transport = streamable::transport(&spec.url, mcp_http(spec, &shared, net, &parts));
-    let service = match tokio::time::timeout(Duration::from_millis(timeout_ms), handler.serve_with_lifecycle(Observed::new(transport, shared), ClientLifecycleMode::Initialize)).await {
+    let service = match tokio::time::timeout(
+        Duration::from_millis(timeout_ms),
+        handler.serve_with_lifecycle(Observed::new(transport, shared), ClientLifecycleMode::Initialize),
+    )
+    .await
+    {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => return Err(classify(name, &e).error),
         Err(_) => return Err(timed_out(name, timeout_ms, "resuming the session")),
@@ -347,10 +357,7 @@ async fn open_sse(
         };
         let transport = connect_sse_riding_restarts(&spec.url, net, &shared, budget).await.map_err(|e| net_failure(name, &e))?;
         shared.sse_reached.store(true, std::sync::atomic::Ordering::SeqCst);
-        handler
-            .serve(Observed::new(transport, shared))
-            .await
-            .map_err(|e| classify(name, &e))
+        handler.serve(Observed::new(transport, shared)).await.map_err(|e| classify(name, &e))
     };
     match tokio::time::timeout_at(budget.deadline, work).await {
         Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
@@ -363,7 +370,12 @@ async fn open_sse(
 /// connection could be opened: it is restarting) is tried again with a backoff (50 ms doubling
 /// to 500 ms) until it answers or the connect's budget is nearly spent (it then fails saying how
 /// long the server was unreachable); a server never reached fails at once.
-async fn connect_sse_riding_restarts(url: &url::Url, net: NetClient, shared: &HandlerShared, budget: &Budget) -> std::result::Result<sse::SseTransport, NetError> {
+async fn connect_sse_riding_restarts(
+    url: &url::Url,
+    net: NetClient,
+    shared: &HandlerShared,
+    budget: &Budget,
+) -> std::result::Result<sse::SseTransport, NetError> {
     use crate::core::transport::reachability::{FIRST_BACKOFF, MAX_BACKOFF};
     let since = tokio::time::Instant::now();
     // Given up a little before the budget ends (at most a tenth of it), so the caller hears why.
@@ -423,9 +435,16 @@ where
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => {
             match start {
-                Start::Probe => era::learn_from_probe(&shared, &e, |e| matches!(e, ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref()))),
+                Start::Probe => era::learn_from_probe(
+                    &shared,
+                    &e,
+                    |e| matches!(e, ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref())),
+                ),
                 Start::HandshakeFirst if refuses_handshake(&e) => {
-                    shared.diagnostic("debug", "The server refused the initialize handshake as a 2026-07-28 server does; continuing with server/discover");
+                    shared.diagnostic(
+                        "debug",
+                        "The server refused the initialize handshake as a 2026-07-28 server does; continuing with server/discover",
+                    );
                     era::refused_handshake(&shared);
                 }
                 _ => {}

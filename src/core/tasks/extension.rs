@@ -45,7 +45,11 @@ pub fn declaring_meta(shared: &HandlerShared, user: Option<&Value>) -> Value {
 /// Whether a JSON-RPC error refuses the call for want of the Tasks extension (-32021 naming it).
 fn requires_extension(e: &McpError) -> bool {
     e.rpc_code == Some(MISSING_CLIENT_CAPABILITY)
-        && e.rpc_data.as_ref().and_then(|d| d.pointer("/requiredCapabilities/extensions")).and_then(Value::as_object).is_some_and(|x| x.contains_key(EXTENSION))
+        && e.rpc_data
+            .as_ref()
+            .and_then(|d| d.pointer("/requiredCapabilities/extensions"))
+            .and_then(Value::as_object)
+            .is_some_and(|x| x.contains_key(EXTENSION))
 }
 
 /// What a `tasks/get` answer (a `DetailedTask`) or a task handle says.
@@ -145,7 +149,11 @@ impl TaskCall<'_> {
                 State::Completed(result) => return Ok(result),
                 State::Failed(error) => return Err(self.failed(&id, &error)),
                 State::Cancelled => {
-                    return Err(McpError::new(ErrorKind::Aborted, &server, format!("Task {id} of tool {} was cancelled by server {server}", self.tool)))
+                    return Err(McpError::new(
+                        ErrorKind::Aborted,
+                        &server,
+                        format!("Task {id} of tool {} was cancelled by server {server}", self.tool),
+                    ))
                 }
                 State::InputRequired(requests) => {
                     let fresh: Map<String, Value> = requests.into_iter().filter(|(key, _)| !answered.contains(key)).collect();
@@ -311,7 +319,10 @@ mod tests {
         let ask = json!({ "name": { "method": "elicitation/create", "params": { "message": "who?" } } });
         let parsed = |v: Value| Detailed::parse(&v).expect("a task").state;
         assert_eq!(parsed(base("working", json!({}))), State::Working);
-        assert_eq!(parsed(base("input_required", json!({ "inputRequests": ask }))), State::InputRequired(ask.as_object().cloned().unwrap_or_default()));
+        assert_eq!(
+            parsed(base("input_required", json!({ "inputRequests": ask }))),
+            State::InputRequired(ask.as_object().cloned().unwrap_or_default())
+        );
         let result = json!({ "content": [{ "type": "text", "text": "ok" }], "isError": true });
         assert_eq!(parsed(base("completed", json!({ "result": result }))), State::Completed(result.clone()));
         let error = json!({ "code": -32603, "message": "boom" });
@@ -325,7 +336,12 @@ mod tests {
 
     #[test]
     fn tells_a_missing_extension_refusal() {
-        let mut refusal = McpError::rpc("s", -32021, "Missing required client capability", Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })));
+        let mut refusal = McpError::rpc(
+            "s",
+            -32021,
+            "Missing required client capability",
+            Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })),
+        );
         assert!(requires_extension(&refusal));
         refusal.rpc_data = Some(json!({ "requiredCapabilities": { "elicitation": {} } }));
         assert!(!requires_extension(&refusal));

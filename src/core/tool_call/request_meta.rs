@@ -73,11 +73,7 @@ impl CallMeta {
     /// The request `_meta`: the trace context, the user's `_meta` over it, then the progress
     /// token (the run id, else a new one) when progress is tracked. No `_meta` when nothing is set.
     pub fn build(self) -> RequestMeta {
-        let progress_token = if self.tracks_progress() {
-            Some(self.run_id.filter(truthy).unwrap_or_else(next_progress_token))
-        } else {
-            None
-        };
+        let progress_token = if self.tracks_progress() { Some(self.run_id.filter(truthy).unwrap_or_else(next_progress_token)) } else { None };
         let mut meta = object_of(self.trace_json.as_deref());
         if let Some(user) = object_of(self.user_json.as_deref()) {
             let merged = meta.get_or_insert_with(Map::new);

@@ -199,7 +199,8 @@ mod tests {
         use rmcp::model::{ClientCapabilities, Implementation, ProtocolVersion, RequestMetaObject};
         let info: Implementation = serde_json::from_value(json!({ "name": "s", "version": "1.0.0" })).expect("implementation");
         let caps: ClientCapabilities =
-            serde_json::from_value(json!({ "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/ui": {} } })).expect("capabilities");
+            serde_json::from_value(json!({ "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/ui": {} } }))
+                .expect("capabilities");
         let rmcp_meta = RequestMetaObject::with_client_context(ProtocolVersion::V_2026_07_28, info.clone(), caps.clone());
         let ours = Envelope::new(&ProtocolVersion::V_2026_07_28.to_string(), &info, &caps, None).expect("serialisable");
         let ours: Value = serde_json::from_str(&format!("{{{}}}", ours.members())).expect("JSON");

@@ -74,7 +74,14 @@ pub struct Lane {
 impl Lane {
     /// A lane over `writer`, with its timeout sweeper running on the current tokio runtime.
     pub fn start(writer: Arc<PipeWriter>) -> Arc<Lane> {
-        let lane = Arc::new(Lane { writer, state: Mutex::default(), wake_sweeper: Notify::new(), next_id: AtomicU64::new(1), envelope: OnceLock::new(), answered: Default::default() });
+        let lane = Arc::new(Lane {
+            writer,
+            state: Mutex::default(),
+            wake_sweeper: Notify::new(),
+            next_id: AtomicU64::new(1),
+            envelope: OnceLock::new(),
+            answered: Default::default(),
+        });
         tokio::spawn(sweep(Arc::downgrade(&lane)));
         lane
     }
@@ -131,9 +138,7 @@ impl Lane {
             }
             // A timeout too large to represent (e.g. a user's `Infinity`) means: no deadline we can reach.
             let now = Instant::now();
-            let deadline = now
-                .checked_add(Duration::from_millis(timeout_ms))
-                .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
+            let deadline = now.checked_add(Duration::from_millis(timeout_ms)).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
             state.pending.insert(id, Pending { done, deadline, timeout_ms });
             if state.sweeper_parked {
                 state.sweeper_parked = false;

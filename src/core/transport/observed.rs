@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage};
 
 use crate::core::handler::HandlerShared;
 
@@ -29,10 +29,7 @@ impl<T> Observed<T> {
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Observed<T> {
     type Error = T::Error;
 
-    fn send(
-        &mut self,
-        mut item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, mut item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         // rmcp puts a progress token on every request; only requests whose progress the user
         // asked for keep it, so a server sends no progress the user did not ask for.
         if let JsonRpcMessage::Request(r) = &mut item {

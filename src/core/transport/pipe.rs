@@ -65,18 +65,7 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     /// Must be called inside a tokio runtime (the writer and the lane start tasks).
     pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, group: Option<ProcessGroup>) -> Self {
         let lane = Lane::start(writer.clone());
-        PipeTransport {
-            read,
-            buf: Vec::new(),
-            pos: 0,
-            line: Vec::new(),
-            discarding: false,
-            writer,
-            lane,
-            shared,
-            group,
-            stdout_closed: false,
-        }
+        PipeTransport { read, buf: Vec::new(), pos: 0, line: Vec::new(), discarding: false, writer, lane, shared, group, stdout_closed: false }
     }
 
     pub fn lane(&self) -> Arc<Lane> {

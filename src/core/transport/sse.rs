@@ -53,9 +53,7 @@ pub async fn connect(url: &url::Url, net: NetClient) -> Result<SseTransport, Net
             continue;
         }
         let data = event.data.unwrap_or_default();
-        let endpoint = url
-            .join(data.trim())
-            .map_err(|e| NetError::Body(format!("invalid endpoint \"{data}\" announced by the SSE server: {e}")))?;
+        let endpoint = url.join(data.trim()).map_err(|e| NetError::Body(format!("invalid endpoint \"{data}\" announced by the SSE server: {e}")))?;
         if endpoint.origin() != url.origin() {
             return Err(NetError::Body(format!(
                 "the SSE server announced an endpoint on another origin ({}); refusing to send messages there",
@@ -76,29 +74,21 @@ impl SseTransport {
 impl Transport<RoleClient> for SseTransport {
     type Error = NetError;
 
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let net = self.net.clone();
         let endpoint = self.endpoint.clone();
         let (context, posted, deadline) = match &item {
             JsonRpcMessage::Request(r) => {
                 let extensions = r.request.extensions();
-                (
-                    extensions.get::<FetchContext>().map(|c| c.0),
-                    extensions.get::<Posted>().cloned(),
-                    extensions.get::<SendDeadline>().map(|d| d.at),
-                )
+                (extensions.get::<FetchContext>().map(|c| c.0), extensions.get::<Posted>().cloned(), extensions.get::<SendDeadline>().map(|d| d.at))
             }
             _ => (None, None, None),
         };
         let body = serde_json::to_vec(&item);
         async move {
             let body = body.map_err(|e| NetError::Body(format!("could not encode the message: {e}")))?;
-            let mut request = HttpRequest::new("POST", endpoint)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream");
+            let mut request =
+                HttpRequest::new("POST", endpoint).header("content-type", "application/json").header("accept", "application/json, text/event-stream");
             request.body = Some(Bytes::from(body));
             request.context = context;
             if let Some(posted) = &posted {

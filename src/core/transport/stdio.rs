@@ -141,11 +141,7 @@ fn windows_candidates(command: &str, path: Option<&str>, pathext: Option<&str>) 
     if has_dir {
         return names.into_iter().map(PathBuf::from).collect();
     }
-    let dirs = path
-        .unwrap_or("")
-        .split(';')
-        .map(|d| d.trim().trim_matches('"'))
-        .filter(|d| !d.is_empty());
+    let dirs = path.unwrap_or("").split(';').map(|d| d.trim().trim_matches('"')).filter(|d| !d.is_empty());
     dirs.flat_map(|d| {
         let sep = if d.ends_with(['\\', '/']) { "" } else { "\\" };
         names.iter().map(move |n| PathBuf::from(format!("{d}{sep}{n}")))

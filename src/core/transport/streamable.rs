@@ -17,11 +17,11 @@ use rmcp::transport::streamable_http_client::{
 use rmcp::transport::StreamableHttpClientTransport;
 use sse_stream::{Sse, SseStream};
 
-use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 use super::answer_watch::AnswerWatch;
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
 use super::resume::{Local, Resume};
+use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 
 const JSON_LIMIT: usize = 256 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -110,9 +110,7 @@ fn context_of(message: &ClientJsonRpcMessage) -> Option<u32> {
 }
 
 fn is_media(content_type: Option<&str>, media: &str) -> bool {
-    content_type
-        .and_then(|ct| ct.split(';').next())
-        .is_some_and(|m| m.trim().eq_ignore_ascii_case(media))
+    content_type.and_then(|ct| ct.split(';').next()).is_some_and(|m| m.trim().eq_ignore_ascii_case(media))
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<NetError>>;
@@ -126,8 +124,7 @@ impl McpHttp {
         bearer: Option<String>,
         custom: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<HttpRequest> {
-        let url = url::Url::parse(uri)
-            .map_err(|e| StreamableHttpError::Client(NetError::Connect(format!("invalid URL {uri}: {e}"))))?;
+        let url = url::Url::parse(uri).map_err(|e| StreamableHttpError::Client(NetError::Connect(format!("invalid URL {uri}: {e}"))))?;
         let mut req = HttpRequest::new(method, url);
         for (k, v) in custom {
             if let Ok(v) = v.to_str() {
@@ -324,8 +321,7 @@ impl StreamableHttpClient for McpHttp {
             let body = response.bytes(JSON_LIMIT).await.map_err(StreamableHttpError::Client)?;
             let message: ServerJsonRpcMessage = serde_json::from_slice(&body).map_err(|e| {
                 StreamableHttpError::UnexpectedServerResponse(
-                    format!("the response is not a JSON-RPC message ({e}): {}", String::from_utf8_lossy(&body[..body.len().min(200)]))
-                        .into(),
+                    format!("the response is not a JSON-RPC message ({e}): {}", String::from_utf8_lossy(&body[..body.len().min(200)])).into(),
                 )
             })?;
             if let Some((_, answers)) = &discover {
@@ -335,11 +331,8 @@ impl StreamableHttpClient for McpHttp {
         }
         let preview = response.preview().await;
         Err(StreamableHttpError::UnexpectedServerResponse(
-            format!(
-                "expected JSON or an event stream, got {} (HTTP {status}): {preview}",
-                content_type.as_deref().unwrap_or("no content type")
-            )
-            .into(),
+            format!("expected JSON or an event stream, got {} (HTTP {status}): {preview}", content_type.as_deref().unwrap_or("no content type"))
+                .into(),
         ))
     }
 
@@ -426,7 +419,10 @@ mod tests {
         let refusal = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}"#;
         assert!(offers_version(refusal, "2026-07-28"));
         assert!(!offers_version(refusal, "2025-11-25"));
-        assert!(!offers_version(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2099-01-01"]}}}"#, "2026-07-28"));
+        assert!(!offers_version(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2099-01-01"]}}}"#,
+            "2026-07-28"
+        ));
         assert!(!offers_version(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Missing header"}}"#, "2026-07-28"));
         assert!(!offers_version(b"Bad Request", "2026-07-28"));
     }

@@ -120,11 +120,7 @@ pub async fn protected_resource_metadata(
 const OAUTH_METADATA_FIELDS: &[&str] = &["issuer", "authorization_endpoint", "token_endpoint", "response_types_supported"];
 
 /// The legacy RFC 8414 lookup (`discoverOAuthMetadata`): `None` on 404.
-pub async fn oauth_metadata(
-    net: &NetClient,
-    authorization_server: &url::Url,
-    protocol_version: Option<&str>,
-) -> Result<Option<Value>, StepError> {
+pub async fn oauth_metadata(net: &NetClient, authorization_server: &url::Url, protocol_version: Option<&str>) -> Result<Option<Value>, StepError> {
     let version = protocol_version.unwrap_or(DEFAULT_PROTOCOL_VERSION);
     let reply = get_with_fallback(net, authorization_server, "oauth-authorization-server", None, version).await?;
     if reply.status == 404 {
@@ -166,7 +162,11 @@ pub async fn authorization_server_metadata(
             let issuer = doc.get("issuer").and_then(Value::as_str).unwrap_or_default();
             let trimmed = expected_issuer.strip_suffix('/');
             if issuer != expected_issuer && trimmed != Some(issuer) {
-                return Err(StepError::IssuerMismatch { kind: "metadata", expected: expected_issuer.to_string(), received: Some(issuer.to_string()) });
+                return Err(StepError::IssuerMismatch {
+                    kind: "metadata",
+                    expected: expected_issuer.to_string(),
+                    received: Some(issuer.to_string()),
+                });
             }
         }
         return Ok(Some(doc));

@@ -111,10 +111,10 @@ pub fn resolve_client_metadata(config: &ProviderConfig) -> Value {
     }
     if metadata.get("application_type").is_none_or(Value::is_null) {
         let native = metadata.get("redirect_uris").and_then(Value::as_array).is_some_and(|uris| {
-            uris.iter().filter_map(Value::as_str).filter_map(|u| url::Url::parse(u).ok()).any(|u| {
-                !matches!(u.scheme(), "http" | "https")
-                    || matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]" | "::1"))
-            })
+            uris.iter()
+                .filter_map(Value::as_str)
+                .filter_map(|u| url::Url::parse(u).ok())
+                .any(|u| !matches!(u.scheme(), "http" | "https") || matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]" | "::1")))
         });
         metadata.insert("application_type".into(), json!(if native { "native" } else { "web" }));
     }
@@ -200,10 +200,8 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     let client_metadata = resolve_client_metadata(&config);
     let server_url = parse_url(&options.server_url)?;
     let mut cached = p.discovery_state().await.map_err(provider_error)?;
-    let resource_metadata_url = options
-        .resource_metadata_url
-        .clone()
-        .or_else(|| cached.as_ref().and_then(|c| str_field(c, "resourceMetadataUrl")).map(str::to_string));
+    let resource_metadata_url =
+        options.resource_metadata_url.clone().or_else(|| cached.as_ref().and_then(|c| str_field(c, "resourceMetadataUrl")).map(str::to_string));
     let explicit_metadata_url = resource_metadata_url.as_deref().map(parse_url).transpose()?;
     if options.rediscover {
         cached = discovery::still_current(net, &server_url, explicit_metadata_url.clone(), cached).await;
@@ -217,8 +215,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
             let authorization_server_metadata = match &cached_as {
                 Some(m) => Some(m.clone()),
                 None => {
-                    discovery::authorization_server_metadata(net, &authorization_server_url, None, options.skip_issuer_metadata_validation)
-                        .await?
+                    discovery::authorization_server_metadata(net, &authorization_server_url, None, options.skip_issuer_metadata_validation).await?
                 }
             };
             let resource_metadata = match &cached_rs {
@@ -256,7 +253,9 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
         match recorded {
             None if config.has("saveDiscoveryState") => {
                 return Err(StepError::AuthorizationServerMismatch {
-                    recorded: "discoveryState was not available on the callback leg; ensure your provider persists discoveryState alongside codeVerifier".into(),
+                    recorded:
+                        "discoveryState was not available on the callback leg; ensure your provider persists discoveryState alongside codeVerifier"
+                            .into(),
                     current: issuer,
                 })
             }
@@ -473,7 +472,8 @@ mod tests {
     fn registration_asks_for_an_auth_method_the_server_supports() {
         let none = json!({ "token_endpoint_auth_method": "none" });
         let method = |client: &Value, supported: Value| {
-            with_supported_auth_method(client, Some(&json!({ "token_endpoint_auth_methods_supported": supported })))["token_endpoint_auth_method"].clone()
+            with_supported_auth_method(client, Some(&json!({ "token_endpoint_auth_methods_supported": supported })))["token_endpoint_auth_method"]
+                .clone()
         };
         assert_eq!(method(&none, json!(["none", "client_secret_basic"])), json!("none"));
         assert_eq!(method(&none, json!(["client_secret_post", "client_secret_basic"])), json!("client_secret_basic"));

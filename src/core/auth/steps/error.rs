@@ -15,7 +15,9 @@ pub enum StepError {
     IssuerMismatch { kind: &'static str, expected: String, received: Option<String> },
     #[error("Dynamic Client Registration rejected (HTTP {status}): {body}")]
     RegistrationRejected { status: u16, body: String, submitted: Value },
-    #[error("Refusing to send credentials to non-https token endpoint '{0}'. OAuth token requests MUST use TLS (localhost / 127.0.0.1 / ::1 are exempt).")]
+    #[error(
+        "Refusing to send credentials to non-https token endpoint '{0}'. OAuth token requests MUST use TLS (localhost / 127.0.0.1 / ::1 are exempt)."
+    )]
     InsecureTokenEndpoint(String),
     #[error("Authorization server changed between redirect and callback (redirected to {}, callback resolved {}); refusing to send authorization_code/code_verifier to a different token endpoint", json!(recorded), json!(current))]
     AuthorizationServerMismatch { recorded: String, current: String },

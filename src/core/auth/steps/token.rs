@@ -25,9 +25,11 @@ impl TokenRequest {
             Some(i) => {
                 self.params[i].1 = value;
                 let mut n = 0;
-                self.params.retain(|(k, _)| k != key || {
-                    n += 1;
-                    n == 1
+                self.params.retain(|(k, _)| {
+                    k != key || {
+                        n += 1;
+                        n == 1
+                    }
                 });
             }
             None => self.params.push((key.to_string(), value)),
@@ -149,10 +151,7 @@ pub async fn execute(call: &TokenCall<'_>, params: Vec<(String, String)>) -> Res
     let url = token_endpoint(call.authorization_server, call.metadata)?;
     let mut request = TokenRequest {
         url,
-        headers: vec![
-            ("Content-Type".into(), "application/x-www-form-urlencoded".into()),
-            ("Accept".into(), "application/json".into()),
-        ],
+        headers: vec![("Content-Type".into(), "application/x-www-form-urlencoded".into()), ("Accept".into(), "application/json".into())],
         params,
     };
     if let Some(resource) = call.resource {
@@ -223,7 +222,11 @@ pub fn parse_error_response(status: Option<u16>, body: &str) -> StepError {
         Ok((code, description, uri)) => StepError::OAuth { description: description.unwrap_or_else(|| code.clone()), code, uri },
         Err(e) => {
             let prefix = status.map(|s| format!("HTTP {s}: ")).unwrap_or_default();
-            StepError::OAuth { code: "server_error".into(), description: format!("{prefix}Invalid OAuth error response: {e}. Raw body: {body}"), uri: None }
+            StepError::OAuth {
+                code: "server_error".into(),
+                description: format!("{prefix}Invalid OAuth error response: {e}. Raw body: {body}"),
+                uri: None,
+            }
         }
     }
 }
@@ -253,7 +256,13 @@ pub fn authorization_code_params(code: &str, verifier: &str, redirect_uri: &str)
     ]
 }
 
-pub async fn exchange_authorization(call: &TokenCall<'_>, code: &str, iss: Option<&str>, verifier: &str, redirect_uri: &str) -> Result<Value, StepError> {
+pub async fn exchange_authorization(
+    call: &TokenCall<'_>,
+    code: &str,
+    iss: Option<&str>,
+    verifier: &str,
+    redirect_uri: &str,
+) -> Result<Value, StepError> {
     validate_authorization_response_issuer(iss, call.metadata)?;
     execute(call, authorization_code_params(code, verifier, redirect_uri)).await
 }
@@ -291,9 +300,7 @@ pub fn start_authorization(authorization_server: &url::Url, p: &AuthorizationPar
             let endpoint = str_field(metadata, "authorization_endpoint")
                 .ok_or_else(|| StepError::failed("Incompatible auth server: metadata has no authorization_endpoint"))?;
             let url = parse_url(endpoint)?;
-            let listed = |key: &str, want: &str| {
-                metadata.get(key).and_then(Value::as_array).map(|a| a.iter().any(|v| v.as_str() == Some(want)))
-            };
+            let listed = |key: &str, want: &str| metadata.get(key).and_then(Value::as_array).map(|a| a.iter().any(|v| v.as_str() == Some(want)));
             if listed("response_types_supported", "code") != Some(true) {
                 return Err(StepError::failed("Incompatible auth server: does not support response type code"));
             }
@@ -371,7 +378,14 @@ mod tests {
         let resource = "https://rs/mcp";
         let a = start_authorization(
             &url::Url::parse("https://as/").unwrap(),
-            &AuthorizationParams { metadata: Some(&metadata), client_id: "c", redirect_url: "http://127.0.0.1/cb", scope: Some("a offline_access"), state: Some("st"), resource: Some(resource) },
+            &AuthorizationParams {
+                metadata: Some(&metadata),
+                client_id: "c",
+                redirect_url: "http://127.0.0.1/cb",
+                scope: Some("a offline_access"),
+                state: Some("st"),
+                resource: Some(resource),
+            },
         )
         .unwrap();
         let q: std::collections::HashMap<_, _> = a.url.query_pairs().into_owned().collect();
