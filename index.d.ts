@@ -1420,6 +1420,12 @@ export interface MCPOAuthClientProviderOptions {
   onRedirectToAuthorization?: (url: URL) => void | Promise<void>;
   /** Generates the OAuth `state` value (defaults to a random UUID). */
   stateGenerator?: () => string | Promise<string>;
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449): the client holds an ES256 key pair for this provider's credentials,
+   * proves possession on every token request and every request to the MCP server, and answers a server's
+   * `DPoP-Nonce`. Not in `@mastra/mcp`. Default `false`.
+   */
+  dpop?: boolean;
 }
 
 /** Key/value persistence used by {@link MCPOAuthClientProvider} (tokens, client info, PKCE verifier). */

@@ -1,12 +1,21 @@
 // A conformance-suite client program driven by our MCPClient through its documented API only,
 // written as a user would write it. The suite runs
 // `node client.mjs <server-url>` with MCP_CONFORMANCE_SCENARIO (and, for some scenarios,
-// MCP_CONFORMANCE_CONTEXT) set, and judges what reaches its servers.
+// MCP_CONFORMANCE_CONTEXT and MCP_CONFORMANCE_PROTOCOL_VERSION) set, and judges what reaches its
+// servers. Used by both suites (0.1.16 and 0.2.0-alpha.12).
+//
+// The protocol revision: the client is left at its default (no `protocolVersion`), unless
+// CONFORMANCE_PIN=1 (set by our runner, not the suite), in which case a scenario the suite runs
+// at the stateless revision (MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28) gets
+// `protocolVersion: '2026-07-28'`, as a user who knows the server is modern would write.
+import { createSign, randomUUID } from 'node:crypto';
 import { MCPClient, MCPOAuthClientProvider } from '../../index.mjs';
 
 const serverUrl = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+const suiteVersion = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+const pinned = process.env.CONFORMANCE_PIN === '1' && suiteVersion === '2026-07-28' ? { protocolVersion: '2026-07-28' } : {};
 
 /** The "browser": the suite's authorization endpoint answers with a redirect to our callback. */
 async function browse(url) {
@@ -29,7 +38,111 @@ function oauthProvider() {
     clientInformation: context.client_id ? { client_id: context.client_id, client_secret: context.client_secret, redirect_uris: [redirectUrl] } : undefined,
     clientMetadataUrl: scenario === 'auth/basic-cimd' ? 'https://conformance-test.local/client-metadata.json' : undefined,
     onRedirectToAuthorization: (url) => browse(url.href),
+    // The DPoP scenarios ask for sender-constrained tokens (RFC 9449).
+    dpop: scenario.startsWith('auth/dpop'),
   });
+}
+
+const b64url = (data) => Buffer.from(data).toString('base64url');
+
+/** A signed JWT (RFC 7523 client assertion), ES256 or RS256, with node:crypto. */
+function signJwt(claims, pem, alg) {
+  const header = b64url(JSON.stringify({ alg, typ: 'JWT' }));
+  const body = b64url(JSON.stringify(claims));
+  const signer = createSign('SHA256');
+  signer.update(`${header}.${body}`);
+  const signature = signer.sign(alg.startsWith('ES') ? { key: pem, dsaEncoding: 'ieee-p1363' } : pem);
+  return `${header}.${body}.${b64url(signature)}`;
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/**
+ * A provider for a grant without a browser, as the MCP SDK's provider interface takes it: no
+ * redirect URL, the grant's parameters from `prepareTokenRequest`, the client's authentication
+ * in `addClientAuthentication`. The client still discovers the authorization server and the
+ * resource, and tells the provider both (`saveAuthorizationServerUrl`, `saveResourceUrl`).
+ */
+function grantProvider({ prepare, authenticate, clientId = context.client_id }) {
+  let tokens;
+  const found = {};
+  return {
+    redirectUrl: undefined,
+    clientMetadata: { client_name: 'mastra-mcp-native conformance client', redirect_uris: [], grant_types: ['client_credentials', JWT_BEARER] },
+    clientInformation: () => ({ client_id: clientId }),
+    tokens: () => tokens,
+    saveTokens: (t) => void (tokens = t),
+    redirectToAuthorization: () => {
+      throw new Error('this grant needs no browser');
+    },
+    saveCodeVerifier: () => {},
+    codeVerifier: () => '',
+    saveAuthorizationServerUrl: (url) => void (found.issuer = url),
+    saveResourceUrl: (url) => void (found.resource = url),
+    prepareTokenRequest: (scope) => prepare(scope, found),
+    ...(authenticate ? { addClientAuthentication: authenticate } : {}),
+  };
+}
+
+const basicAuthentication = (headers) => {
+  const secret = `${encodeURIComponent(context.client_id)}:${encodeURIComponent(context.client_secret)}`;
+  headers.set('Authorization', `Basic ${Buffer.from(secret).toString('base64')}`);
+};
+
+/** The grants of the suite's extension scenarios, each as its extension describes it. */
+const grants = {
+  // SEP-1046: client credentials, with a secret or a private_key_jwt assertion the application
+  // signs with its own key.
+  'auth/client-credentials-basic': () =>
+    grantProvider({ prepare: (scope) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }), authenticate: basicAuthentication }),
+  'auth/client-credentials-jwt': () =>
+    grantProvider({
+      prepare: (scope) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
+      authenticate: (headers, params, url, metadata) => {
+        const now = Math.floor(Date.now() / 1000);
+        const claims = { iss: context.client_id, sub: context.client_id, aud: metadata?.issuer ?? String(url), iat: now, exp: now + 300, jti: randomUUID() };
+        params.set('client_id', context.client_id);
+        params.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+        params.set('client_assertion', signJwt(claims, context.private_key_pem, context.signing_algorithm ?? 'ES256'));
+      },
+    }),
+  // Workload identity federation: the workload's JWT is the assertion of a JWT-bearer grant.
+  'auth/wif-jwt-bearer': () =>
+    grantProvider({ prepare: (scope) => new URLSearchParams({ grant_type: JWT_BEARER, assertion: context.valid_jwt, ...(scope ? { scope } : {}) }) }),
+  // Enterprise-managed authorization (SEP-990; 0.1.16 calls it cross-app access).
+  'auth/enterprise-managed-authorization': () => enterpriseManaged(),
+  'auth/cross-app-access-complete-flow': () => enterpriseManaged(),
+};
+
+/**
+ * Enterprise-managed authorization: the application exchanges its IdP ID token for an ID-JAG
+ * at the IdP (RFC 8693), for the authorization server and resource the client discovered, then
+ * presents it in a JWT-bearer grant.
+ */
+function enterpriseManaged() {
+  return (
+    grantProvider({
+      prepare: async (scope, found) => {
+        const exchange = await fetch(context.idp_token_endpoint, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+            requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+            audience: found.issuer,
+            resource: found.resource,
+            subject_token: context.idp_id_token,
+            subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+            client_id: context.idp_client_id,
+          }),
+        });
+        if (!exchange.ok) throw new Error(`the IdP refused the token exchange: ${await exchange.text()}`);
+        const { access_token: idJag } = await exchange.json();
+        return new URLSearchParams({ grant_type: JWT_BEARER, assertion: idJag, ...(scope ? { scope } : {}) });
+      },
+      authenticate: basicAuthentication,
+    })
+  );
 }
 
 /**
@@ -38,14 +151,34 @@ function oauthProvider() {
  */
 const acceptAsIs = async () => ({ action: 'accept', content: {} });
 
+/** What to call: the calls the suite names in its context, else every listed tool. */
+async function plannedCalls(client) {
+  if (Array.isArray(context.toolCalls)) return context.toolCalls.map((c) => ({ name: c.name, args: c.arguments ?? {} }));
+  const { definitions, errors } = await client.listToolDefinitionsWithErrors();
+  if (errors.s) throw new Error(errors.s);
+  const tools = Object.values(definitions.s ?? {});
+  // json-schema-2020-12-preservation asks for the schema it listed to be echoed back as listed.
+  const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+  if (focal && tools.some((t) => t.name === 'json_schema_echo')) return [{ name: 'json_schema_echo', args: { schema: focal.inputSchema } }];
+  return tools.map((t) => ({ name: t.name, args: t.name === 'add_numbers' ? { a: 2, b: 3 } : argumentsFor(t.inputSchema) }));
+}
+
+/** Arguments a user would type for a tool: a plain value for each required property. */
+function argumentsFor(schema) {
+  const sample = { string: 'conformance', number: 1, integer: 1, boolean: true, array: [], object: {} };
+  const properties = schema?.properties ?? {};
+  return Object.fromEntries((schema?.required ?? []).map((key) => [key, sample[properties[key]?.type] ?? 'conformance']));
+}
+
 async function main() {
-  const auth = scenario.startsWith('auth/');
+  const interactive = scenario.startsWith('auth/') && !(scenario in grants);
+  const authProvider = scenario in grants ? grants[scenario]() : interactive ? oauthProvider() : undefined;
   const client = new MCPClient({
-    servers: { s: { url: new URL(serverUrl), ...(auth ? { authProvider: oauthProvider() } : {}), timeout: 20000 } },
+    servers: { s: { url: new URL(serverUrl), ...(authProvider ? { authProvider } : {}), ...pinned, timeout: 20000 } },
   });
   try {
-    if (scenario.startsWith('elicitation')) await client.elicitation.onRequest('s', acceptAsIs);
-    if (auth) await client.authenticate('s', { timeoutMs: 20000 });
+    await client.elicitation.onRequest('s', acceptAsIs);
+    if (interactive) await client.authenticate('s', { timeoutMs: 20000 });
     // A server may refuse a request after connecting (401, or 403 asking for more scope):
     // authorize again, then retry, as an application would.
     const withAuthRetry = async (work) => {
@@ -53,7 +186,7 @@ async function main() {
         try {
           return await work();
         } catch (e) {
-          if (!auth || attempt >= 2 || client.getServerAuthState('s') !== 'needs-auth') throw e;
+          if (!interactive || attempt >= 2 || client.getServerAuthState('s') !== 'needs-auth') throw e;
           await client.authenticate('s', { timeoutMs: 20000 });
         }
       }
@@ -63,8 +196,9 @@ async function main() {
       if (errors.s) throw new Error(errors.s);
       return tools;
     });
-    for (const tool of Object.values(tools)) {
-      const args = tool.id.endsWith('add_numbers') ? { a: 2, b: 3 } : {};
+    for (const { name, args } of await withAuthRetry(() => plannedCalls(client))) {
+      const tool = tools[`s_${name}`];
+      if (!tool) throw new Error(`the server did not list the tool ${name}`);
       await withAuthRetry(() => tool.execute(args, {}));
     }
   } finally {

@@ -56,7 +56,7 @@ class MCPOAuthClientProvider {
   #locks = new Map();
   #nextLock = 1;
 
-  constructor({ redirectUrl, clientMetadata, clientInformation, clientMetadataUrl, storage, onRedirectToAuthorization, stateGenerator } = {}) {
+  constructor({ redirectUrl, clientMetadata, clientInformation, clientMetadataUrl, storage, onRedirectToAuthorization, stateGenerator, dpop } = {}) {
     if (!redirectUrl) throw new TypeError('MCPOAuthClientProvider requires a redirectUrl');
     if (!clientMetadata) throw new TypeError('MCPOAuthClientProvider requires clientMetadata');
     this.#redirectUrl = String(redirectUrl);
@@ -64,6 +64,8 @@ class MCPOAuthClientProvider {
     this.#clientMetadata = { ...clientMetadata };
     this.#preRegistered = clientInformation;
     this.clientMetadataUrl = clientMetadataUrl;
+    /** Sender-constrained tokens (RFC 9449): the core keeps the key and signs the proofs. */
+    this.dpop = dpop === true;
     this.#storage = storage ?? new InMemoryOAuthStorage();
     this.#storageGiven = storage !== undefined;
     this.#onRedirect = onRedirectToAuthorization;

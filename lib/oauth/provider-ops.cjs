@@ -37,6 +37,7 @@ async function callProvider(provider, { op, args }) {
         clientMetadata: provider.clientMetadata ?? {},
         clientMetadataUrl: provider.clientMetadataUrl,
         hooks: HOOKS.filter((h) => typeof provider[h] === 'function'),
+        dpop: provider.dpop === true,
       };
     case 'tokens':
     case 'clientInformation':

@@ -108,7 +108,7 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
         "startAuthorization" => {
             let server = url_arg(input, "authorizationServerUrl")?;
             let client = obj(input, "clientInformation").ok_or_else(|| bad_input("clientInformation is required"))?;
-            let resource = opt_url(input, "resource")?;
+            let resource = opt_url(input, "resource")?.map(String::from);
             let a = token::start_authorization(
                 &server,
                 &AuthorizationParams {
@@ -117,7 +117,7 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
                     redirect_url: req(input, "redirectUrl")?,
                     scope: s(input, "scope"),
                     state: s(input, "state"),
-                    resource: resource.as_ref(),
+                    resource: resource.as_deref(),
                 },
             )
             .map_err(step_error)?;
@@ -125,15 +125,16 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
         }
         "exchangeAuthorization" | "refreshAuthorization" => {
             let server = url_arg(input, "authorizationServerUrl")?;
-            let resource = opt_url(input, "resource")?;
+            let resource = opt_url(input, "resource")?.map(String::from);
             let hook = provider.map(ProviderClientAuth);
             let call = TokenCall {
                 net,
                 authorization_server: &server,
                 metadata: obj(input, "metadata"),
                 client_information: obj(input, "clientInformation"),
-                resource: resource.as_ref(),
+                resource: resource.as_deref(),
                 client_auth: hook.as_ref().map(|h| h as &dyn ClientAuthentication),
+                dpop: None,
             };
             let tokens = if step == "exchangeAuthorization" {
                 token::exchange_authorization(
@@ -159,7 +160,7 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
             let server = url_arg(input, "serverUrl")?;
             let config = Provider(provider).config().await.map_err(|e| step_error(StepError::Provider(e)))?;
             let chosen = driver::select_resource_url(&server, provider, &config, obj(input, "resourceMetadata")).await.map_err(step_error)?;
-            Ok(chosen.map(|u| json!(u.as_str())).unwrap_or(Value::Null))
+            Ok(chosen.map(|u| json!(u)).unwrap_or(Value::Null))
         }
         "auth" => {
             let provider = provider.ok_or_else(|| bad_input("a provider is required"))?;
@@ -173,6 +174,8 @@ async fn run_step(step: &str, input: &Value, net: &NetClient, provider: Option<&
                 skip_issuer_metadata_validation: flag("skipIssuerMetadataValidation"),
                 force_reauthorization: flag("forceReauthorization"),
                 no_redirect: false,
+                rediscover: false,
+                dpop: None,
             };
             let result = driver::auth(net, provider, &options).await.map_err(step_error)?;
             Ok(json!(result.as_str()))

@@ -27,6 +27,10 @@ pub fn scope_refusal(challenge: &str) -> Option<Option<String>> {
     challenge.contains("insufficient_scope").then(|| challenge_param(challenge, "scope"))
 }
 
+/// Response headers a 401's challenge needs beside `WWW-Authenticate`: a resource server's
+/// DPoP nonce (RFC 9449 §9), read as the challenge's `dpop-nonce` parameter.
+pub const CHALLENGE_HEADERS: &[&str] = &[super::dpop::NONCE_HEADER];
+
 /// Whether the header is a `Bearer` challenge with parameters (`Bearer` alone carries none).
 fn is_bearer_with_params(header: &str) -> bool {
     let mut parts = header.split(' ');

@@ -9,6 +9,7 @@
 pub mod bearer;
 pub mod callback;
 pub mod challenge;
+pub mod dpop;
 pub mod provider;
 pub mod session;
 pub mod steps;

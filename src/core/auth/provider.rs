@@ -20,6 +20,8 @@ pub struct ProviderConfig {
     /// The optional `OAuthClientProvider` methods this provider implements
     /// (`prepareTokenRequest`, `addClientAuthentication`, `validateResourceURL`, `state`, ...).
     pub hooks: Vec<String>,
+    /// The provider asks for DPoP-bound tokens (RFC 9449).
+    pub dpop: bool,
 }
 
 impl ProviderConfig {
@@ -65,6 +67,7 @@ impl Provider<'_> {
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
                 .unwrap_or_default(),
+            dpop: v.get("dpop").and_then(Value::as_bool).unwrap_or(false),
         })
     }
 

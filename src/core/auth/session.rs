@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 
 use super::callback::Callback;
+use super::dpop::DpopKey;
 use super::provider::{AuthProvider, Provider};
 use super::steps::driver::{self, AuthOptions, AuthResult};
 use super::steps::StepError;
@@ -53,6 +54,12 @@ pub struct OAuthSession {
     renewing: Mutex<()>,
     /// How many renewals got a token (an operation's trace tells a refresh under it).
     renewals: std::sync::atomic::AtomicU64,
+    /// The DPoP key of this server's credentials (RFC 9449), made when the provider asks for
+    /// DPoP, and the resource server's last nonce.
+    dpop: StdMutex<Option<Arc<DpopKey>>>,
+    rs_nonce: StdMutex<Option<String>>,
+    /// Whether the provider asks for DPoP (read from its configuration once).
+    dpop_wanted: std::sync::OnceLock<bool>,
 }
 
 /// A request the server refused after the session was established.
@@ -145,6 +152,9 @@ impl OAuthSession {
             refusal: StdMutex::new(None),
             renewing: Mutex::new(()),
             renewals: Default::default(),
+            dpop: StdMutex::new(None),
+            rs_nonce: StdMutex::new(None),
+            dpop_wanted: std::sync::OnceLock::new(),
         }
     }
 
@@ -215,7 +225,7 @@ impl OAuthSession {
         if !expired(&tokens) {
             return Ok(Some(token));
         }
-        Ok(Some(self.renew(Some(&token), None).await.unwrap_or(token)))
+        Ok(Some(self.renew(Some(&token), None, false).await.unwrap_or(token)))
     }
 
     /// How many renewals (a refresh, or the provider's own grant) got a token so far.
@@ -225,14 +235,15 @@ impl OAuthSession {
 
     /// The server rejected `sent`: a new token, when one can be had without the user.
     pub async fn renew_after_rejection(&self, sent: Option<&str>, challenge: Option<&str>) -> Option<String> {
-        self.renew(sent, challenge).await
+        self.renew(sent, challenge, true).await
     }
 
-    /// Renews the token (a refresh, or the provider's own grant) without a browser step.
+    /// Renews the token (a refresh, or the provider's own grant) without a browser step;
+    /// `rejected`: the server refused the token, so its metadata is read again first.
     /// Serialised: a caller that waited finds the token another renewal stored.
     /// Across processes too, where the provider's storage has a lock: a refresh token that
     /// rotates is spent by one process, and the others read what it stored.
-    async fn renew(&self, stale: Option<&str>, challenge: Option<&str>) -> Option<String> {
+    async fn renew(&self, stale: Option<&str>, challenge: Option<&str>, rejected: bool) -> Option<String> {
         let _turn = self.renewing.lock().await;
         let config = self.provider().config().await.ok()?;
         let held = match self.provider().lock_credentials(&config, "tokens").await {
@@ -242,12 +253,12 @@ impl OAuthSession {
                 return None;
             }
         };
-        let renewed = self.renew_held(stale, challenge, &config).await;
+        let renewed = self.renew_held(stale, challenge, rejected, &config).await;
         self.provider().unlock_credentials(held).await;
         renewed
     }
 
-    async fn renew_held(&self, stale: Option<&str>, challenge: Option<&str>, config: &super::ProviderConfig) -> Option<String> {
+    async fn renew_held(&self, stale: Option<&str>, challenge: Option<&str>, rejected: bool, config: &super::ProviderConfig) -> Option<String> {
         if let Some(current) = self.stored_tokens().await {
             let token = str_field(&current, "access_token");
             if token.is_some() && token != stale && !expired(&current) {
@@ -258,8 +269,8 @@ impl OAuthSession {
         if config.interactive() && self.stored_tokens().await.as_ref().and_then(|t| str_field(t, "refresh_token")).is_none() {
             return None;
         }
-        let options = self.options(challenge, AuthOptions { no_redirect: true, ..Default::default() });
-        match driver::auth(&self.net, self.provider.as_ref(), &options).await {
+        let options = self.options(challenge, AuthOptions { no_redirect: true, rediscover: rejected, ..Default::default() });
+        match self.run(self.provider.as_ref(), options).await {
             Ok(AuthResult::Authorized) => {
                 self.renewals.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let tokens = self.stored_tokens().await?;
@@ -270,6 +281,60 @@ impl OAuthSession {
                 tracing::debug!(server = %self.server, "OAuth token renewal failed: {e}");
                 None
             }
+        }
+    }
+
+    /// Runs the `auth()` driver for this server, with its DPoP key when the provider asks for DPoP.
+    async fn run(&self, provider: &dyn AuthProvider, mut options: AuthOptions) -> Result<AuthResult, StepError> {
+        options.dpop = self.dpop_key().await;
+        driver::auth(&self.net, provider, &options).await
+    }
+
+    async fn wants_dpop(&self) -> bool {
+        if let Some(wanted) = self.dpop_wanted.get() {
+            return *wanted;
+        }
+        let wanted = self.provider().config().await.is_ok_and(|c| c.dpop);
+        *self.dpop_wanted.get_or_init(|| wanted)
+    }
+
+    /// The DPoP key of these credentials, when the provider asks for DPoP: the one the stored
+    /// tokens are bound to (kept with them, so it outlives the process as they do), else a new one.
+    pub async fn dpop_key(&self) -> Option<Arc<DpopKey>> {
+        if !self.wants_dpop().await {
+            return None;
+        }
+        if let Some(key) = self.dpop.lock().ok().and_then(|k| k.clone()) {
+            return Some(key);
+        }
+        let stored = self.stored_tokens().await.and_then(|t| DpopKey::from_tokens(&t));
+        let key = match stored {
+            Some(key) => Some(key),
+            None => DpopKey::generate().map_err(|e| tracing::warn!(server = %self.server, "{e}")).ok(),
+        };
+        let mut held = self.dpop.lock().ok()?;
+        if held.is_none() {
+            *held = key.map(Arc::new);
+        }
+        held.clone()
+    }
+
+    /// How the token goes out on a request to the MCP server: the DPoP key to prove it with when
+    /// the stored token is DPoP-bound (`None`: a bearer token), and the server's last nonce.
+    /// A provider without DPoP is asked nothing more than its configuration, once.
+    pub async fn presentation(&self) -> (Option<Arc<DpopKey>>, Option<String>) {
+        if !self.wants_dpop().await {
+            return (None, None);
+        }
+        let bound = self.stored_tokens().await.is_some_and(|t| super::dpop::bound(&t));
+        let key = if bound { self.dpop_key().await } else { None };
+        (key, self.rs_nonce.lock().ok().and_then(|n| n.clone()))
+    }
+
+    /// The resource server supplied a DPoP nonce.
+    pub fn set_rs_nonce(&self, nonce: String) {
+        if let Ok(mut n) = self.rs_nonce.lock() {
+            *n = Some(nonce);
         }
     }
 
@@ -292,12 +357,12 @@ impl OAuthSession {
         if !config.interactive() {
             return Err(BeginError::Failed(format!("The OAuth provider of MCP server {} has no redirect URL", self.server)));
         }
-        self.redirect(self.options(challenge, AuthOptions { force_reauthorization: true, ..Default::default() })).await
+        self.redirect(self.options(challenge, AuthOptions { force_reauthorization: true, rediscover: true, ..Default::default() })).await
     }
 
     async fn redirect(&self, options: AuthOptions) -> Result<(), BeginError> {
         let recording = Recording { provider: self.provider.clone(), pending: self.pending.clone() };
-        match driver::auth(&self.net, &recording, &options).await {
+        match self.run(&recording, options).await {
             Ok(_) => Ok(()),
             Err(e) => Err(e.into()),
         }
@@ -313,7 +378,7 @@ impl OAuthSession {
             return Ok(false);
         }
         let options = self.options(challenge, AuthOptions::default());
-        match driver::auth(&self.net, self.provider.as_ref(), &options).await {
+        match self.run(self.provider.as_ref(), options).await {
             Ok(AuthResult::Authorized) => Ok(true),
             Ok(AuthResult::Redirect) => Ok(false),
             Err(e) => Err(match BeginError::from(e) {
@@ -358,7 +423,7 @@ impl OAuthSession {
             }
         }
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
-        self.redirect(self.options(Some(challenge), AuthOptions { scope, force_reauthorization: true, ..Default::default() })).await
+        self.redirect(self.options(Some(challenge), AuthOptions { scope, force_reauthorization: true, rediscover: true, ..Default::default() })).await
     }
 
     /// Completes the pending authorization with the callback's code (checking `state` and the
@@ -374,7 +439,7 @@ impl OAuthSession {
             iss: callback.iss.clone(),
             ..Default::default()
         };
-        driver::auth(&self.net, self.provider.as_ref(), &options).await.map_err(|e| format!("OAuth token exchange failed: {e}"))?;
+        self.run(self.provider.as_ref(), options).await.map_err(|e| format!("OAuth token exchange failed: {e}"))?;
         if let Ok(mut p) = self.pending.lock() {
             *p = None;
         }
@@ -386,6 +451,37 @@ impl OAuthSession {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A provider that asks for DPoP and holds `tokens`.
+    struct Holding(Value);
+
+    impl AuthProvider for Holding {
+        fn call(&self, op: &'static str, _args: Value) -> BoxFuture<'static, Result<Value, String>> {
+            let answer = match op {
+                "config" => json!({ "redirectUrl": "http://127.0.0.1:1/cb", "clientMetadata": {}, "hooks": [], "dpop": true }),
+                "tokens" => self.0.clone(),
+                _ => Value::Null,
+            };
+            Box::pin(async move { Ok(answer) })
+        }
+    }
+
+    fn session_holding(tokens: Value) -> OAuthSession {
+        let backend = Arc::new(crate::core::net::reqwest_backend::ReqwestBackend::shared());
+        let net = NetClient::new(backend, Default::default(), vec![]);
+        OAuthSession::new("s", url::Url::parse("http://127.0.0.1:1/mcp").unwrap(), Arc::new(Holding(tokens)), net)
+    }
+
+    #[tokio::test]
+    async fn a_dpop_bound_token_is_proven_with_the_key_stored_with_it() {
+        let key = DpopKey::generate().unwrap();
+        let stored = json!({ "access_token": "a", "token_type": "DPoP", super::super::dpop::STORED_KEY: key.stored() });
+        let session = session_holding(stored);
+        let (presented, _) = session.presentation().await;
+        assert_eq!(presented.expect("a bound token is proven").jwk(), key.jwk(), "with the key that came back with the tokens, not a new one");
+        let bearer = session_holding(json!({ "access_token": "a", "token_type": "Bearer" }));
+        assert!(bearer.presentation().await.0.is_none(), "a bearer token goes out as one");
+    }
 
     #[test]
     fn tokens_expire_by_their_own_clock_with_a_small_margin() {

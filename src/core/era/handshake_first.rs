@@ -1,7 +1,7 @@
 //! The default start of a stdio session: the `initialize` handshake first, as `@mastra/mcp` 1.18
 //! opens every session, and 2026-07-28 only when the server refuses the handshake the way a
-//! modern-only server does (-32022 "Unsupported protocol version", or -32601 for `initialize`) —
-//! on the same process, with no restart.
+//! modern-only server does (with one of the errors the 2026-07-28 revision defines, -32020,
+//! -32021 or -32022, or -32601 for `initialize`) — on the same process, with no restart.
 //!
 //! rmcp has no such mode, so this is a transport layer under rmcp's `Auto` start (which sends
 //! `server/discover` first and falls back to `initialize` on a JSON-RPC error). The layer holds
@@ -23,9 +23,15 @@ use rmcp::transport::Transport;
 
 use crate::core::transport::streamable::answer_with_id;
 
-/// Whether a JSON-RPC error answering `initialize` says the server only speaks 2026-07-28.
+/// Whether a JSON-RPC error answering `initialize` says the server only speaks 2026-07-28: one
+/// of the errors that revision defines for a request it refuses (-32020 `HeaderMismatch`, the
+/// Streamable HTTP answer to a request without its `MCP-Protocol-Version` header; -32021
+/// `MissingRequiredClientCapability`; -32022 `UnsupportedProtocolVersion`), or -32601, which no
+/// handshake server answers `initialize` with. A server that works under `@mastra/mcp` 1.18
+/// answers `initialize`, so it never gets here: its first request stays the same.
 pub fn refuses_handshake(code: ErrorCode) -> bool {
-    code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION || code == ErrorCode::METHOD_NOT_FOUND
+    [ErrorCode::HEADER_MISMATCH, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, ErrorCode::METHOD_NOT_FOUND]
+        .contains(&code)
 }
 
 enum Phase {

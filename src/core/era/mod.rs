@@ -117,8 +117,9 @@ pub fn probe_refused(status: Option<u16>) -> bool {
     matches!(status, Some(s) if (400..600).contains(&s) && s != 401 && s != 403)
 }
 
-/// Whether an HTTP refusal of `initialize` (its status and body) is a modern-only server's: a
-/// JSON-RPC -32022 "Unsupported protocol version" or -32601 inside the 4xx.
+/// Whether an HTTP refusal of `initialize` (its status and body) is a modern-only server's: one
+/// of the 2026-07-28 revision's errors (-32020, -32021, -32022: a 400), or -32601 (a 404),
+/// inside a 4xx other than an authorization challenge.
 pub fn http_refuses_handshake(status: Option<u16>, body: &str) -> bool {
     if !matches!(status, Some(400..=499)) || matches!(status, Some(401 | 403)) {
         return false;
@@ -154,6 +155,18 @@ mod tests {
         let refusal =
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
         assert!(http_refuses_handshake(Some(400), refusal));
+        // The revision's answer to a request without its header (the conformance suite's stateless mocks).
+        let header = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"}}"#;
+        assert!(http_refuses_handshake(Some(400), header));
+        let capability = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32021,"message":"Missing capability","data":{"requiredCapabilities":{}}}}"#;
+        assert!(http_refuses_handshake(Some(400), capability));
+        assert!(http_refuses_handshake(Some(404), r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}"#));
+        assert!(!http_refuses_handshake(Some(401), header));
+        assert!(!http_refuses_handshake(Some(400), r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Invalid params"}}"#));
+        assert!(!http_refuses_handshake(
+            Some(400),
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}"#
+        ));
         assert!(!http_refuses_handshake(Some(401), refusal));
         assert!(!http_refuses_handshake(Some(500), refusal));
         assert!(!http_refuses_handshake(Some(400), "Bad Request: Server not initialized"));

@@ -34,7 +34,8 @@ pub(super) fn net_failure(name: &str, e: &NetError) -> Failure {
 }
 
 /// Whether a failed `initialize` was refused the way a modern-only server refuses it: a
-/// JSON-RPC -32022 or -32601 answer, or (over HTTP) one inside a 4xx.
+/// JSON-RPC error of the 2026-07-28 revision (-32020, -32021, -32022) or -32601, or (over HTTP)
+/// one inside a 4xx (see `era::handshake_first::refuses_handshake`).
 pub(super) fn refuses_handshake(e: &ClientInitializeError) -> bool {
     match e {
         ClientInitializeError::JsonRpcError(data) => era::handshake_first::refuses_handshake(data.code),
@@ -298,6 +299,9 @@ mod tests {
         let rpc = |code| ClientInitializeError::JsonRpcError(ErrorData::new(code, "no", None));
         assert!(refuses_handshake(&rpc(ErrorCode::METHOD_NOT_FOUND)));
         assert!(refuses_handshake(&rpc(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)));
+        assert!(refuses_handshake(&rpc(ErrorCode::HEADER_MISMATCH)));
+        assert!(refuses_handshake(&rpc(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)));
+        assert!(!refuses_handshake(&rpc(ErrorCode::INVALID_PARAMS)));
         assert!(!refuses_handshake(&rpc(ErrorCode::INTERNAL_ERROR)));
         assert!(!refuses_handshake(&ClientInitializeError::ConnectionClosed("eof".into())));
         assert!(!refuses_handshake(&transport_failure(Box::new(NetError::Connect("refused".into())))));

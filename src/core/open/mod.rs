@@ -260,6 +260,7 @@ pub fn mcp_http(spec: &HttpSpec, shared: &Arc<HandlerShared>, net: &NetClient, p
         net: net.clone(),
         session: parts.session.clone(),
         scope_refusal: super::auth::challenge::scope_refusal,
+        challenge_headers: super::auth::challenge::CHALLENGE_HEADERS,
         listener: parts.listener.clone(),
         discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint))),
         reach: Default::default(),

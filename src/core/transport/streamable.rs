@@ -44,6 +44,9 @@ pub struct McpHttp {
     pub session: Arc<Mutex<Option<String>>>,
     /// Tells a 403 that asks for more scope from any other 403.
     pub scope_refusal: ScopeRefusal,
+    /// Response headers that travel up with a 401's challenge, appended to it as `name="value"`
+    /// parameters (given by the auth layer, `auth::challenge::CHALLENGE_HEADERS`).
+    pub challenge_headers: &'static [&'static str],
     /// When the session's GET stream goes out, and the streams open (see `listener`).
     pub listener: Listener,
     /// `server/discover` answers known from before: such a request is answered without being sent.
@@ -167,6 +170,24 @@ impl McpHttp {
         }
     }
 
+    /// A request refused with the 2026-07-28 revision's `UnsupportedProtocolVersion` (400,
+    /// -32022) whose `supported` list names the version it was sent with (its
+    /// `MCP-Protocol-Version` header) is sent once more, as the revision asks (retry with a
+    /// version the server offers: this client speaks one stateless revision, so the offer it can
+    /// take is that one). Any other 400 comes back as it was (its body read, up to 64 KiB).
+    async fn again_if_version_offered(&self, response: HttpResponse, req: HttpRequest, deadline: Option<SendDeadline>) -> HttpResult<HttpResponse> {
+        let Some(sent) = req.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version")).map(|(_, v)| v.clone()) else {
+            return Ok(response);
+        };
+        let (status, headers, url) = (response.status, response.headers.clone(), response.url.clone());
+        let body = response.bytes(64 * 1024).await.unwrap_or_default();
+        if offers_version(&body, &sent) {
+            tracing::debug!("the server refused protocol version {sent} but lists it as supported; sending the request once more");
+            return self.send_when_reachable(req, deadline).await;
+        }
+        Ok(HttpResponse { status, headers, url, body: futures::stream::once(async move { Ok(body) }).boxed() })
+    }
+
     async fn send(&self, req: HttpRequest) -> HttpResult<HttpResponse> {
         let response = self.net.send(req).await.map_err(StreamableHttpError::Client)?;
         if let Some(id) = response.header(SESSION_HEADER) {
@@ -179,11 +200,17 @@ impl McpHttp {
 }
 
 /// Maps an unusable status to an error, reading a short body preview for the message.
-async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal) -> StreamableHttpError<NetError> {
+async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal, challenge_headers: &[&str]) -> StreamableHttpError<NetError> {
     let status = response.status;
     if status == 401 {
         if let Some(challenge) = response.header("www-authenticate") {
-            return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge.to_string()));
+            let mut challenge = challenge.to_string();
+            for name in challenge_headers {
+                if let Some(value) = response.header(name) {
+                    challenge.push_str(&format!(", {name}=\"{}\"", value.replace('"', "")));
+                }
+            }
+            return StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge));
         }
     }
     if status == 403 {
@@ -192,6 +219,18 @@ async fn status_error(response: HttpResponse, scope_refusal: ScopeRefusal) -> St
         }
     }
     StreamableHttpError::Client(NetError::Status { status, body: response.preview().await })
+}
+
+/// Whether a body is a JSON-RPC `UnsupportedProtocolVersion` error (-32022) whose
+/// `data.supported` names `version`.
+fn offers_version(body: &[u8], version: &str) -> bool {
+    const UNSUPPORTED_PROTOCOL_VERSION: i64 = rmcp::model::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0 as i64;
+    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(body) else { return false };
+    answer.pointer("/error/code").and_then(serde_json::Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION)
+        && answer
+            .pointer("/error/data/supported")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|offered| offered.iter().any(|v| v.as_str() == Some(version)))
 }
 
 /// Whether a 400 answering a request in a session says the server does not know the session.
@@ -243,7 +282,8 @@ impl StreamableHttpClient for McpHttp {
             JsonRpcMessage::Request(r) => r.request.extensions().get::<SendDeadline>().copied(),
             _ => None,
         };
-        let response = self.send_when_reachable(req, deadline).await?;
+        let response = self.send_when_reachable(req.clone(), deadline).await?;
+        let response = if response.status == 400 { self.again_if_version_offered(response, req, deadline).await? } else { response };
         let status = response.status;
         if status == 202 || status == 204 || (!expects_answer && (200..300).contains(&status)) {
             return Ok(StreamableHttpPostResponse::Accepted);
@@ -262,7 +302,7 @@ impl StreamableHttpClient for McpHttp {
             return Err(StreamableHttpError::Client(NetError::Status { status, body }));
         }
         if !(200..300).contains(&status) {
-            return Err(status_error(response, self.scope_refusal).await);
+            return Err(status_error(response, self.scope_refusal, self.challenge_headers).await);
         }
         let content_type = response.header("content-type").map(str::to_string);
         let session = response.header(SESSION_HEADER).map(str::to_string);
@@ -316,7 +356,7 @@ impl StreamableHttpClient for McpHttp {
         let response = self.send(req).await?;
         match response.status {
             200..=299 | 404 | 405 => Ok(()),
-            _ => Err(status_error(response, self.scope_refusal).await),
+            _ => Err(status_error(response, self.scope_refusal, self.challenge_headers).await),
         }
     }
 
@@ -349,7 +389,7 @@ impl StreamableHttpClient for McpHttp {
         }
         if !(200..300).contains(&response.status) {
             self.listener.stream_refused();
-            return Err(status_error(response, self.scope_refusal).await);
+            return Err(status_error(response, self.scope_refusal, self.challenge_headers).await);
         }
         if !is_media(response.header("content-type"), "text/event-stream") {
             self.listener.stream_refused();
@@ -367,5 +407,23 @@ impl StreamableHttpClient for McpHttp {
                 event
             })
             .boxed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offers_version;
+
+    #[test]
+    fn a_refusal_is_retried_only_when_it_offers_the_version_sent() {
+        let refusal = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}"#;
+        assert!(offers_version(refusal, "2026-07-28"));
+        assert!(!offers_version(refusal, "2025-11-25"));
+        assert!(!offers_version(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2099-01-01"]}}}"#,
+            "2026-07-28"
+        ));
+        assert!(!offers_version(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Missing header"}}"#, "2026-07-28"));
+        assert!(!offers_version(b"Bad Request", "2026-07-28"));
     }
 }

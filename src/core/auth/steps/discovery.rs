@@ -198,16 +198,38 @@ pub async fn server_info(
             None
         }
     };
-    let from_metadata = resource_metadata
-        .as_ref()
-        .and_then(|m| m.get("authorization_servers"))
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let from_metadata = resource_metadata.as_ref().and_then(first_authorization_server);
     let authorization_server_url = from_metadata.unwrap_or_else(|| at_path(server_url, "/").to_string());
     let authorization_server_metadata = authorization_server_metadata(net, &authorization_server_url, None, skip_issuer_validation).await?;
     Ok(ServerInfo { authorization_server_url, authorization_server_metadata, resource_metadata })
+}
+
+/// The authorization server protected-resource metadata names first.
+fn first_authorization_server(resource_metadata: &Value) -> Option<String> {
+    resource_metadata.get("authorization_servers")?.as_array()?.first()?.as_str().map(str::to_string)
+}
+
+/// A saved discovery state checked against the protected-resource metadata as it is now (read
+/// again after the server refused a token, SEP-2352): `None` when the metadata names another
+/// authorization server than the state (discovery then runs afresh, and a client registered
+/// or tokens issued there are not offered to the new one); the state with the fresh metadata
+/// when it names the same; the state as it was when the metadata cannot be read.
+pub async fn still_current(net: &NetClient, server_url: &url::Url, resource_metadata_url: Option<url::Url>, state: Option<Value>) -> Option<Value> {
+    let mut state = state?;
+    let Some(known) = state.get("authorizationServerUrl").and_then(Value::as_str).map(str::to_string) else { return Some(state) };
+    let fresh = match protected_resource_metadata(net, server_url, resource_metadata_url, None).await {
+        Ok(doc) => doc,
+        Err(e) => {
+            tracing::debug!("protected resource metadata of {server_url} could not be read again: {e}");
+            return Some(state);
+        }
+    };
+    if first_authorization_server(&fresh).is_some_and(|now| now != known) {
+        tracing::debug!("the protected resource of {server_url} moved from authorization server {known}: discovering it again");
+        return None;
+    }
+    state["resourceMetadata"] = fresh;
+    Some(state)
 }
 
 #[cfg(test)]

@@ -23,6 +23,11 @@ pub struct AuthOptions {
     pub resource_metadata_url: Option<String>,
     pub skip_issuer_metadata_validation: bool,
     pub force_reauthorization: bool,
+    /// The server refused a token: read its protected-resource metadata again before using a
+    /// saved discovery (its authorization server may have moved, SEP-2352).
+    pub rediscover: bool,
+    /// The key that proves possession on token requests (RFC 9449), when the provider asks for DPoP.
+    pub dpop: Option<std::sync::Arc<crate::core::auth::dpop::DpopKey>>,
     /// Renew tokens only (refresh, or the provider's grant): where a new authorization would
     /// start, return `Redirect` without sending the user anywhere.
     pub no_redirect: bool,
@@ -135,25 +140,27 @@ pub fn resource_allowed(requested: &url::Url, configured: &url::Url) -> bool {
 
 /// `selectResourceURL`: the provider's `validateResourceURL` decides when it has one;
 /// otherwise the declared resource, checked against the server URL (none without metadata).
+/// The indicator is the resource exactly as given (RFC 8707 and RFC 9728 compare it as a
+/// string: `http://host:port` stays without the `/` a URL parser would add).
 pub async fn select_resource_url(
     server_url: &url::Url,
     provider: &dyn AuthProvider,
     config: &ProviderConfig,
     resource_metadata: Option<&Value>,
-) -> Result<Option<url::Url>, StepError> {
+) -> Result<Option<String>, StepError> {
     let mut default_resource = server_url.clone();
     default_resource.set_fragment(None);
     let declared = resource_metadata.and_then(|m| str_field(m, "resource"));
     if config.has("validateResourceURL") {
         let chosen = Provider(provider).validate_resource_url(default_resource.as_str(), declared).await.map_err(provider_error)?;
-        return chosen.map(|u| parse_url(&u)).transpose();
+        return chosen.map(|u| parse_url(&u).map(|_| u)).transpose();
     }
     let Some(declared) = declared else { return Ok(None) };
     let configured = parse_url(declared)?;
     if !resource_allowed(&default_resource, &configured) {
         return Err(StepError::failed(format!("Protected resource {declared} does not match expected {default_resource} (or origin)")));
     }
-    Ok(Some(configured))
+    Ok(Some(declared.to_string()))
 }
 
 fn discovery_state(info: &ServerInfo, resource_metadata_url: Option<&str>) -> Value {
@@ -175,10 +182,13 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     let config = p.config().await.map_err(provider_error)?;
     let client_metadata = resolve_client_metadata(&config);
     let server_url = parse_url(&options.server_url)?;
-    let cached = p.discovery_state().await.map_err(provider_error)?;
+    let mut cached = p.discovery_state().await.map_err(provider_error)?;
     let resource_metadata_url =
         options.resource_metadata_url.clone().or_else(|| cached.as_ref().and_then(|c| str_field(c, "resourceMetadataUrl")).map(str::to_string));
     let explicit_metadata_url = resource_metadata_url.as_deref().map(parse_url).transpose()?;
+    if options.rediscover {
+        cached = discovery::still_current(net, &server_url, explicit_metadata_url.clone(), cached).await;
+    }
 
     let mut fresh_state = None;
     let info = match cached.as_ref().and_then(|c| str_field(c, "authorizationServerUrl").map(|u| (c, u.to_string()))) {
@@ -245,7 +255,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     let resource = select_resource_url(&server_url, provider, &config, info.resource_metadata.as_ref()).await?;
     if let Some(resource) = &resource {
         if config.has("saveResourceUrl") {
-            p.save_resource_url(resource.as_str()).await.map_err(provider_error)?;
+            p.save_resource_url(resource).await.map_err(provider_error)?;
         }
     }
     let scope = determine_scope(options.scope.as_deref(), info.resource_metadata.as_ref(), metadata, &config.client_metadata);
@@ -258,13 +268,14 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
         authorization_server: &authorization_server,
         metadata,
         client_information: Some(&client),
-        resource: resource.as_ref(),
+        resource: resource.as_deref(),
         client_auth: config.has("addClientAuthentication").then_some(&custom_auth as &dyn ClientAuthentication),
+        dpop: options.dpop.as_deref(),
     };
 
     if options.authorization_code.is_some() || !config.interactive() {
         let tokens = fetch_token(&call, &p, &config, options, scope.as_deref()).await?;
-        save_tokens(&p, tokens, &issuer).await?;
+        save_tokens(&p, tokens, &issuer, call.dpop).await?;
         return Ok(AuthResult::Authorized);
     }
 
@@ -272,7 +283,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
     if let Some(refresh_token) = tokens.as_ref().and_then(|t| str_field(t, "refresh_token")).filter(|_| !options.force_reauthorization) {
         match token::refresh_authorization(&call, refresh_token).await {
             Ok(fresh) => {
-                save_tokens(&p, fresh, &issuer).await?;
+                save_tokens(&p, fresh, &issuer, call.dpop).await?;
                 return Ok(AuthResult::Authorized);
             }
             Err(e @ StepError::InsecureTokenEndpoint(_)) => return Err(e),
@@ -296,7 +307,7 @@ async fn auth_once(net: &NetClient, provider: &dyn AuthProvider, options: &AuthO
             redirect_url: &config.redirect_url,
             scope: scope.as_deref(),
             state: state.as_deref(),
-            resource: resource.as_ref(),
+            resource: resource.as_deref(),
         },
     )?;
     p.save_code_verifier(&authorization.code_verifier).await.map_err(provider_error)?;
@@ -384,8 +395,13 @@ async fn fetch_token(
     token::execute(call, params).await
 }
 
-async fn save_tokens(p: &Provider<'_>, mut tokens: Value, issuer: &str) -> Result<(), StepError> {
+/// Stores tokens stamped with their issuer and arrival, and a DPoP-bound token with its key.
+async fn save_tokens(p: &Provider<'_>, mut tokens: Value, issuer: &str, dpop: Option<&crate::core::auth::dpop::DpopKey>) -> Result<(), StepError> {
+    let key = dpop.filter(|_| crate::core::auth::dpop::bound(&tokens)).map(|k| k.stored());
     if let Some(obj) = tokens.as_object_mut() {
+        if let Some(key) = key {
+            obj.insert(crate::core::auth::dpop::STORED_KEY.into(), json!(key));
+        }
         obj.insert("issuer".into(), json!(issuer));
         // When they arrived, so that expiry can be checked later (see `store.rs`).
         obj.entry(crate::core::auth::store::OBTAINED_AT).or_insert(json!(crate::core::auth::store::now_secs_precise()));

@@ -15,6 +15,8 @@ const MAX_BODY: usize = 4 * 1024 * 1024;
 pub struct Reply {
     pub status: u16,
     pub body: Bytes,
+    /// A server's DPoP nonce (RFC 9449 §8), when it supplied one.
+    pub dpop_nonce: Option<String>,
 }
 
 impl Reply {
@@ -36,8 +38,9 @@ pub async fn send(net: &NetClient, request: HttpRequest) -> Result<Reply, NetErr
     let exchange = async {
         let response = net.send(request).await?;
         let status = response.status;
+        let dpop_nonce = response.header(crate::core::auth::dpop::NONCE_HEADER).map(str::to_string);
         let body = response.bytes(MAX_BODY).await?;
-        Ok::<_, NetError>(Reply { status, body })
+        Ok::<_, NetError>(Reply { status, body, dpop_nonce })
     };
     tokio::time::timeout(TIMEOUT, exchange)
         .await

@@ -140,8 +140,10 @@ pub struct TokenCall<'a> {
     pub authorization_server: &'a url::Url,
     pub metadata: Option<&'a Value>,
     pub client_information: Option<&'a Value>,
-    pub resource: Option<&'a url::Url>,
+    pub resource: Option<&'a str>,
     pub client_auth: Option<&'a dyn ClientAuthentication>,
+    /// Prove possession of this key on the token request (RFC 9449 §5).
+    pub dpop: Option<&'a crate::core::auth::dpop::DpopKey>,
 }
 
 /// Sends a token request with grant `params` and returns the token response.
@@ -153,7 +155,7 @@ pub async fn execute(call: &TokenCall<'_>, params: Vec<(String, String)>) -> Res
         params,
     };
     if let Some(resource) = call.resource {
-        request.set_param("resource", resource.as_str());
+        request.set_param("resource", resource);
     }
     if let Some(hook) = call.client_auth {
         request = hook.apply(request, call.metadata).await?;
@@ -167,18 +169,41 @@ pub async fn execute(call: &TokenCall<'_>, params: Vec<(String, String)>) -> Res
         http_request.set_header(k, v.clone());
     }
     http_request.body = Some(body.into_bytes().into());
-    let reply = http::send(call.net, http_request).await?;
+    let reply = send_proving(call, http_request).await?;
     if !reply.ok() {
         return Err(parse_error_response(Some(reply.status), &reply.text()));
     }
     let tokens = reply.json().map_err(StepError::Failed)?;
     if str_field(&tokens, "access_token").is_some() && str_field(&tokens, "token_type").is_some() {
+        // Asked for a DPoP-bound token of a server that does DPoP, a bearer token is a downgrade.
+        let does_dpop = call.metadata.is_some_and(|m| m.get("dpop_signing_alg_values_supported").is_some());
+        if call.dpop.is_some() && does_dpop && !crate::core::auth::dpop::bound(&tokens) {
+            return Err(StepError::failed("The authorization server issued a bearer token where a DPoP-bound one was asked for"));
+        }
         return Ok(tokens);
     }
     if tokens.get("error").is_some() {
         return Err(parse_error_response(None, &tokens.to_string()));
     }
     Err(StepError::failed(format!("Invalid token response (access_token and token_type are required): {tokens}")))
+}
+
+/// Sends a token request, with a DPoP proof when the call has a key; an authorization server
+/// that answers `use_dpop_nonce` with a nonce gets the request once more, its proof carrying
+/// the nonce (RFC 9449 §8).
+async fn send_proving(call: &TokenCall<'_>, request: HttpRequest) -> Result<http::Reply, StepError> {
+    use crate::core::auth::dpop::USE_NONCE;
+    let Some(key) = call.dpop else { return Ok(http::send(call.net, request).await?) };
+    let proven = |nonce: Option<&str>| -> Result<HttpRequest, StepError> {
+        let proof = key.proof("POST", &request.url, None, nonce).map_err(StepError::Failed)?;
+        Ok(request.clone().header("DPoP", proof))
+    };
+    let reply = http::send(call.net, proven(None)?).await?;
+    let asks_nonce = reply.status == 400 && reply.json().ok().is_some_and(|v| str_field(&v, "error") == Some(USE_NONCE));
+    match (asks_nonce, reply.dpop_nonce.clone()) {
+        (true, Some(nonce)) => Ok(http::send(call.net, proven(Some(&nonce))?).await?),
+        _ => Ok(reply),
+    }
 }
 
 /// An OAuth error response (RFC 6749 §5.2) as an `OAuth` error; anything else becomes a
@@ -266,7 +291,7 @@ pub struct AuthorizationParams<'a> {
     pub redirect_url: &'a str,
     pub scope: Option<&'a str>,
     pub state: Option<&'a str>,
-    pub resource: Option<&'a url::Url>,
+    pub resource: Option<&'a str>,
 }
 
 pub fn start_authorization(authorization_server: &url::Url, p: &AuthorizationParams<'_>) -> Result<Authorization, StepError> {
@@ -350,7 +375,7 @@ mod tests {
     #[test]
     fn authorization_urls_carry_pkce_state_scope_and_resource() {
         let metadata = json!({ "authorization_endpoint": "https://as/auth", "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"] });
-        let resource = url::Url::parse("https://rs/mcp").unwrap();
+        let resource = "https://rs/mcp";
         let a = start_authorization(
             &url::Url::parse("https://as/").unwrap(),
             &AuthorizationParams {
@@ -359,7 +384,7 @@ mod tests {
                 redirect_url: "http://127.0.0.1/cb",
                 scope: Some("a offline_access"),
                 state: Some("st"),
-                resource: Some(&resource),
+                resource: Some(resource),
             },
         )
         .unwrap();
