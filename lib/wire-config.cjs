@@ -34,6 +34,7 @@ function toWireDefinition(def) {
     enableServerLogs: def.enableServerLogs,
     serverLogLevel: def.serverLogLevel,
     preferTasks: def.preferTasks,
+    toolsCacheTtlMs: def.toolsCacheTtlMs,
     clientVersion: typeof def[CLIENT_VERSION] === 'string' ? def[CLIENT_VERSION] : undefined,
     capabilities: def.capabilities,
     // An `inputRequests` handler advertises form elicitation (as in @mastra/mcp 2.0).

@@ -86,6 +86,9 @@ pub struct ServerConfig {
     /// handshake otherwise; `'2026-07-28'` pins it; `'legacy'` or a handshake revision pins the
     /// `initialize` handshake.
     pub protocol_version: Option<String>,
+    /// `toolsCacheTtlMs`: the user allows a listed catalog to be reused for this long without
+    /// asking the server (across processes, with a store).
+    pub tools_cache_ttl_ms: Option<u64>,
 }
 
 impl ServerConfig {
@@ -129,6 +132,7 @@ impl ServerConfig {
             capabilities: obj.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default(),
             roots: obj.get("roots").and_then(Value::as_array).cloned().unwrap_or_default(),
             protocol_version: obj.get("protocolVersion").and_then(Value::as_str).map(str::to_string),
+            tools_cache_ttl_ms: obj.get("toolsCacheTtlMs").and_then(positive_ms),
         }
     }
 

@@ -34,6 +34,7 @@ pub mod tool_lock;
 pub mod tool_schema;
 pub mod transport;
 pub mod user_handlers;
+pub mod warm;
 
 #[cfg(test)]
 mod layering;

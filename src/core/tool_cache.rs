@@ -15,6 +15,7 @@ use super::interned::{intern, Interned};
 use super::listen;
 use super::lists::list_all_raw;
 use super::results::describe_tool_raw;
+use super::warm;
 
 /// A server's listed tools and what is known of their task support (a connection slot).
 #[derive(Default)]
@@ -90,7 +91,15 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
             }
         }
     }
-    let raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
+    let raw = match warm::kept_tools(conn, &live).await? {
+        Some(raw) => raw,
+        None if server_has(&live, "tools") => {
+            let raw = list_all_raw(conn, "tools/list", "tools", meta).await?;
+            warm::keep_tools(conn, &live, &raw).await;
+            raw
+        }
+        None => Vec::new(),
+    };
     let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);
     described.push('[');
     for (i, tool) in raw.iter().enumerate() {
