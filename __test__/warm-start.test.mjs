@@ -151,3 +151,29 @@ test('a server replaced at the same URL (new serverInfo) starts clean', async ()
   assert.deepEqual(next.listed, ['s_echo', 's_only_in_v2']);
   assert.deepEqual(replaced.posts(mark), ['tools/list', 'tools/call'], 'the new session resumed, the catalog read again');
 });
+
+test('a 2026-07-28 server whose hints allow reuse: a fresh process sends only its call', async () => {
+  const s = await server({ modern: true, discoverTtlMs: 600_000, listTtlMs: 600_000 });
+  const storeUrl = newStore();
+  const first = await invoke({ storeUrl, serverUrl: s.url });
+  assert.equal(first.text, '1.0.0:alice:hi');
+  assert.deepEqual(s.posts(), ['initialize', 'server/discover', 'tools/list', 'tools/call']);
+  const mark = s.state.requests.length;
+  const out = await invoke({ storeUrl, serverUrl: s.url, message: 'modern' });
+  assert.deepEqual(out.listed, ['s_echo']);
+  assert.equal(out.text, '1.0.0:alice:modern');
+  assert.deepEqual(s.posts(mark), ['tools/call'], 'no refused handshake, no discover, no list');
+  // Another user (another bearer token) starts from nothing kept for this one.
+  const mark2 = s.state.requests.length;
+  await invoke({ storeUrl, serverUrl: s.url, token: 'bob-token' });
+  assert.deepEqual(s.posts(mark2), ['initialize', 'server/discover', 'tools/list', 'tools/call']);
+});
+
+test('a 2026-07-28 server whose hints allow nothing: the era is kept, the answer and the list are asked again', async () => {
+  const s = await server({ modern: true });
+  const storeUrl = newStore();
+  await invoke({ storeUrl, serverUrl: s.url });
+  const mark = s.state.requests.length;
+  await invoke({ storeUrl, serverUrl: s.url });
+  assert.deepEqual(s.posts(mark), ['server/discover', 'tools/list', 'tools/call'], 'no refused handshake');
+});

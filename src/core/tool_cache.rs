@@ -13,7 +13,7 @@ use super::connection::{server_has, Connection, Layer, Live};
 use super::error::Result;
 use super::interned::{intern, Interned};
 use super::listen;
-use super::lists::list_all_raw;
+use super::lists::{list_all_hinted, list_all_raw};
 use super::results::describe_tool_raw;
 use super::warm;
 
@@ -94,8 +94,13 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
     let raw = match warm::kept_tools(conn, &live).await? {
         Some(raw) => raw,
         None if server_has(&live, "tools") => {
-            let raw = list_all_raw(conn, "tools/list", "tools", meta).await?;
-            warm::keep_tools(conn, &live, &raw).await;
+            // A 2026-07-28 list's cache hint says how long a store may keep it for other processes.
+            let (raw, hint) = if live.is_modern() && conn.carry().is_some() {
+                list_all_hinted(conn, "tools/list", "tools", meta).await?
+            } else {
+                (list_all_raw(conn, "tools/list", "tools", meta).await?, None)
+            };
+            warm::keep_tools(conn, &live, &raw, hint).await;
             raw
         }
         None => Vec::new(),

@@ -1,13 +1,16 @@
 //! What a process learned about a server, kept in the client's store for the next process (a
 //! serverless invocation, a worker started per job): the handshake-era session a parked session
-//! would keep (`connection::carry`) and, while the user allows it (`toolsCacheTtlMs`), the tool
-//! catalog. With no store configured nothing is kept and nothing changes.
+//! would keep (`connection::carry`); a 2026-07-28 server's era and its `server/discover` answer
+//! (the answer while its `ttlMs` allows); and the tool catalog while the user allows it
+//! (`toolsCacheTtlMs`) or its 2026-07-28 cache hint does (the list's `ttlMs`). With no store
+//! configured nothing is kept and nothing changes.
 //!
 //! Entries are per store scope (the `MCPStore`'s: a user or tenant), per server URL and per
 //! credentials' identity (a SHA-256 of the configured headers, never the headers): an entry
 //! written for one bearer token is never read with another. A server whose credentials are not
 //! all in its headers (OAuth, a custom `fetch`) keeps nothing here. The store seals every value.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -18,11 +21,15 @@ use tokio::sync::watch;
 
 use super::config::{ServerConfig, ServerSpec};
 use super::connection::{carry_error, Carry, Connection, Live};
+use super::era::{self, known};
 use super::error::Result;
+use super::handler::{HandlerShared, MODERN_PROTOCOL_VERSION};
 use super::store::Store;
 
 /// The entry of a server's kept tool catalog.
 pub const TOOLS_ENTRY: &str = "tools";
+/// The entry of a server's era (a 2026-07-28 server) and its `server/discover` answer.
+pub const ERA_ENTRY: &str = "era";
 /// How long a request waits for the face to open the store.
 const STORE_WAIT: Duration = Duration::from_secs(30);
 
@@ -91,6 +98,8 @@ struct StoreCarry {
     slot: Arc<WarmSlot>,
     server: String,
     prefix: String,
+    /// This process's session started from the era entry the store holds: nothing to write.
+    era_seeded: Arc<AtomicBool>,
 }
 
 /// The carry of a server that may keep entries: a Streamable HTTP server whose credentials are
@@ -101,7 +110,7 @@ pub fn carry_for(config: &ServerConfig, slot: &Arc<WarmSlot>) -> Option<Arc<dyn 
         return None;
     }
     let prefix = format!("mcp:{}:{}:", spec.url.as_str(), credentials_key(&spec.headers));
-    Some(Arc::new(StoreCarry { slot: slot.clone(), server: config.name.clone(), prefix }))
+    Some(Arc::new(StoreCarry { slot: slot.clone(), server: config.name.clone(), prefix, era_seeded: Default::default() }))
 }
 
 /// The identity of the credentials a server's requests carry: a SHA-256 of its headers (names
@@ -149,6 +158,41 @@ impl Carry for StoreCarry {
     fn in_use(&self) -> bool {
         self.slot.in_use()
     }
+
+    fn opening(&self, shared: Arc<HandlerShared>) -> BoxFuture<'static, Result<()>> {
+        let read = self.get(ERA_ENTRY);
+        let seeded = self.era_seeded.clone();
+        async move {
+            let Some(text) = read.await? else { return Ok(()) };
+            let Ok(kept) = serde_json::from_str::<Value>(&text) else {
+                return Err(carry_error(&shared.server, format!("the kept era of {} is not JSON", shared.server)));
+            };
+            if kept.get("era").and_then(Value::as_str) != Some(MODERN_PROTOCOL_VERSION) {
+                return Ok(());
+            }
+            era::remember(&shared, true);
+            let fresh = kept.get("freshUntil").and_then(Value::as_u64).is_some_and(|until| now_ms() < until);
+            let answer = kept.get("discover").filter(|_| fresh);
+            let taken = answer.is_some_and(|answer| known::seed_answer(&shared, answer));
+            seeded.store(taken || answer.is_none() && kept.get("discover").is_none_or(Value::is_null), Ordering::SeqCst);
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn opened_modern(&self, shared: Arc<HandlerShared>) -> BoxFuture<'static, Result<()>> {
+        if self.era_seeded.swap(true, Ordering::SeqCst) {
+            // What the store holds is what this session started from.
+            return futures::future::ready(Ok(())).boxed();
+        }
+        let (answer, ttl) = known::answer_of(&shared).map_or((Value::Null, 0), |(a, ttl)| (a, ttl));
+        let value = if ttl > 0 {
+            json!({ "era": MODERN_PROTOCOL_VERSION, "discover": answer, "freshUntil": now_ms().saturating_add(ttl) })
+        } else {
+            json!({ "era": MODERN_PROTOCOL_VERSION, "discover": null })
+        };
+        self.set(ERA_ENTRY, value.to_string())
+    }
 }
 
 /// Installs the store's side of a connection: a `list_changed` it hears drops the kept catalog
@@ -187,7 +231,11 @@ fn identity(live: &Live) -> Value {
 /// The kept tool catalog (the servers' raw tool texts) if the user allows reuse and it is fresh,
 /// of this server (same `serverInfo` and revision).
 pub async fn kept_tools(conn: &Connection, live: &Live) -> Result<Option<Vec<String>>> {
-    let (Some(carry), Some(_)) = (conn.carry(), conn.config().tools_cache_ttl_ms) else { return Ok(None) };
+    let Some(carry) = conn.carry() else { return Ok(None) };
+    if conn.config().tools_cache_ttl_ms.is_none() && !live.is_modern() {
+        // Nothing but the user's word keeps a handshake-era catalog fresh across processes.
+        return Ok(None);
+    }
     let Some(text) = carry.get(TOOLS_ENTRY).await? else { return Ok(None) };
     let Ok(kept) = serde_json::from_str::<Value>(&text) else {
         return Err(carry_error(conn.name(), format!("the kept tool catalog of {} is not JSON", conn.name())));
@@ -201,9 +249,11 @@ pub async fn kept_tools(conn: &Connection, live: &Live) -> Result<Option<Vec<Str
     Ok(Some(tools.iter().map(Value::to_string).collect()))
 }
 
-/// Keeps a catalog the server just listed, while the user allows its reuse (`toolsCacheTtlMs`).
-pub async fn keep_tools(conn: &Connection, live: &Live, raw: &[String]) {
-    let (Some(carry), Some(ttl)) = (conn.carry(), conn.config().tools_cache_ttl_ms) else { return };
+/// Keeps a catalog the server just listed, for as long as the user allows its reuse
+/// (`toolsCacheTtlMs`) or else its 2026-07-28 cache hint (`hint`, the list's `ttlMs`) does.
+pub async fn keep_tools(conn: &Connection, live: &Live, raw: &[String], hint: Option<u64>) {
+    let Some(carry) = conn.carry() else { return };
+    let Some(ttl) = conn.config().tools_cache_ttl_ms.or(hint).filter(|ttl| *ttl > 0) else { return };
     let tools: Vec<Value> = raw.iter().filter_map(|t| serde_json::from_str(t).ok()).collect();
     let value = json!({ "server": identity(live), "freshUntil": now_ms().saturating_add(ttl), "tools": tools });
     if let Err(e) = carry.set(TOOLS_ENTRY, value.to_string()).await {

@@ -20,6 +20,7 @@ use super::live::open_live;
 use super::park::Parked;
 use super::{Connection, Live};
 use crate::core::error::{McpError, Result};
+use crate::core::handler::HandlerShared;
 
 /// The entry of the carried session.
 pub const SESSION_ENTRY: &str = "session";
@@ -35,6 +36,10 @@ pub trait Carry: Send + Sync {
     fn session_replaced(&self) -> BoxFuture<'static, Result<()>>;
     /// Whether a store is (or is about to be) configured: without one, nothing is carried.
     fn in_use(&self) -> bool;
+    /// A new session is about to be opened on the server: what is kept of how to start it (its era).
+    fn opening(&self, shared: Arc<HandlerShared>) -> BoxFuture<'static, Result<()>>;
+    /// A 2026-07-28 session opened: what the next process may start from.
+    fn opened_modern(&self, shared: Arc<HandlerShared>) -> BoxFuture<'static, Result<()>>;
 }
 
 /// What the store holds for the session under the connection now.
@@ -67,10 +72,14 @@ impl Connection {
         let kept = self.kept.clone();
         let shared = self.shared.clone();
         async move {
-            let Some(text) = carry.get(SESSION_ENTRY).await? else { return open.await };
+            let Some(text) = carry.get(SESSION_ENTRY).await? else {
+                carry.opening(shared.clone()).await?;
+                return open.await;
+            };
             let Some((parked, refused)) = Parked::restored(&text) else {
                 shared.diagnostic("debug", "The kept session is not one this client can resume: opening a new one");
                 carry.delete(SESSION_ENTRY).await?;
+                carry.opening(shared.clone()).await?;
                 return open.await;
             };
             let mark = KeptMark { session: parked.session_id(), handshakes: 0, refused };
@@ -88,6 +97,12 @@ impl Connection {
     /// the store holds: a new session, a new one rmcp opened after a 404, a GET refusal learned.
     pub(super) async fn sync_kept(&self, live: &Live) {
         let Some(carry) = self.carry() else { return };
+        if live.is_modern() {
+            if let Err(e) = carry.opened_modern(self.shared.clone()).await {
+                self.shared.diagnostic("warn", format!("The server's era could not be kept in the store: {}", e.message));
+            }
+            return;
+        }
         let Some(parkable) = live.parkable() else { return };
         let now = KeptMark { session: live.session_id(), handshakes: parkable.resume.handshakes(), refused: parkable.listener.is_refused() };
         let before = self.kept.lock().ok().and_then(|k| k.clone());
