@@ -582,10 +582,11 @@ async function perUserRtt({ users = 40, concurrency = 4, rtt = 50, dualEra = 0 }
  * a handshake server that keeps sessions. Ours keeps what it learned in a store the invocations share (one
  * invocation first fills it); the medians over `invocations`: the POSTs an invocation sends (each a round
  * trip: these clients send one at a time), the time from the client's construction to the first tool result
- * (a new TCP connection costs one more round trip), and from process start.
+ * (a new TCP connection costs one more round trip), and from process start. With `dualEra` the server also
+ * speaks 2026-07-28 and ours is pinned to it.
  */
-async function coldRtt({ invocations = 10, rtt = 50 }) {
-  const server = await httpServer(false);
+async function coldRtt({ invocations = 10, rtt = 50, dualEra = 0 }) {
+  const server = await httpServer(false, Boolean(dualEra));
   const proxy = await rttProxy(server.port, rtt);
   const url = `http://127.0.0.1:${proxy.port}/mcp`;
   const dir = mkdtempSync(path.join(tmpdir(), 'cold-rtt-'));
@@ -593,7 +594,7 @@ async function coldRtt({ invocations = 10, rtt = 50 }) {
   const once = () =>
     new Promise((resolve, reject) => {
       const script = new URL('./cold-invoke.mjs', import.meta.url).pathname;
-      execFile(process.execPath, [script, impl, url, storeUrl], { timeout: 60_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [script, impl, url, storeUrl, ...(dualEra ? ['2026'] : [])], { timeout: 60_000 }, (err, stdout, stderr) =>
         err ? reject(new Error(`${impl}/cold-rtt: ${err.message} ${stderr}`)) : resolve(JSON.parse(stdout.trim().split('\n').pop())),
       );
     });
@@ -615,6 +616,7 @@ async function coldRtt({ invocations = 10, rtt = 50 }) {
 }
 
 scenarios['cold-rtt'] = (p) => coldRtt(p);
+scenarios['cold-rtt-2026'] = (p) => coldRtt({ ...p, dualEra: 1 });
 scenarios['per-user-http'] = (p) => perUser('http', p);
 scenarios['per-user-stdio'] = (p) => perUser('stdio', p);
 scenarios['per-user-rtt'] = (p) => perUserRtt(p);
