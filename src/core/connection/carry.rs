@@ -176,3 +176,24 @@ impl Parked {
 pub fn carry_error(server: &str, message: impl Into<String>) -> McpError {
     McpError::new(crate::core::error::ErrorKind::InvalidState, server, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_session_is_restored_with_its_id_and_refusal_and_anything_else_is_not_one() {
+        let entry = json!({
+            "sessionId": "s-1",
+            "protocolVersion": "2025-11-25",
+            "answer": { "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "x", "version": "1" } },
+            "getRefused": true,
+        });
+        let (parked, refused) = Parked::restored(&entry.to_string()).expect("a kept session");
+        assert_eq!(parked.session_id().as_deref(), Some("s-1"));
+        assert_eq!(parked.protocol_version(), "2025-11-25");
+        assert!(refused);
+        assert!(Parked::restored("not json").is_none());
+        assert!(Parked::restored(&json!({ "sessionId": "s-1" }).to_string()).is_none(), "no answer: not resumable");
+    }
+}
