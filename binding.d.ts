@@ -19,6 +19,15 @@ export declare class NativeClient {
    * asks once, when it first records a span or a metric for this client.
    */
   observeOperations(): void
+  /**
+   * A store is being opened for this client (`store` option): requests wait for `useStore`
+   * or `storeFailed` before they connect.
+   */
+  expectStore(): void
+  /** The client's store is open: its servers keep there, in `scope`, what outlives the process. */
+  useStore(store: NativeStore, scope: string): void
+  /** The client's store could not be opened: requests that need it fail with `message`. */
+  storeFailed(message: string): void
   /** Connects one server (if needed) and returns its session info. */
   connect(server: string): Promise<{ serverVersion?: string; instructions?: string; protocolVersion: string }>
   /** Closes and reopens one server's session. */

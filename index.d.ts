@@ -471,6 +471,13 @@ export type BaseServerOptions = {
    */
   maxTotalTimeout?: number;
   /**
+   * With a `store` on the client: a tool list this server gave may be reused for this long (ms) without
+   * asking the server again, by every process of the store's scope (a serverless invocation's `listTools()`
+   * then sends nothing). Dropped when the server announces a change or is replaced. An extension of
+   * `@mastra/mcp`. See docs/performance.md.
+   */
+  toolsCacheTtlMs?: number;
+  /**
    * Protocol era to speak with this server. Omitted: the `initialize` handshake first, as `@mastra/mcp` 1.18;
    * a server that refuses it as a modern-only server does (JSON-RPC -32022 or -32601) gets `server/discover`
    * next and `2026-07-28`.

@@ -99,6 +99,26 @@ const SCENARIOS = [
     metrics: [['wall_ms', 'cold process: import, connect, list, call, exit (ms)', 'lower']],
   },
   {
+    name: 'cold-rtt',
+    full: { invocations: 10, rtt: 50 },
+    quick: { invocations: 3, rtt: 50 },
+    metrics: [
+      ['posts', 'serverless: a fresh process per invocation, {rtt} ms RTT, handshake server, warm store: requests sent, each a round trip', 'lower'],
+      ['network_ms', 'serverless, {rtt} ms RTT: new client to first tool result (ms)', 'lower'],
+      ['total_ms', 'serverless, {rtt} ms RTT: process start to first tool result (ms)', 'lower'],
+    ],
+  },
+  {
+    name: 'cold-rtt-2026',
+    full: { invocations: 10, rtt: 50 },
+    quick: { invocations: 3, rtt: 50 },
+    metrics: [
+      ['posts', 'serverless, {rtt} ms RTT, dual-era server (ours pinned to 2026-07-28), warm store: requests sent, each a round trip', 'lower'],
+      ['network_ms', 'serverless, {rtt} ms RTT, dual-era server: new client to first tool result (ms)', 'lower'],
+      ['total_ms', 'serverless, {rtt} ms RTT, dual-era server: process start to first tool result (ms)', 'lower'],
+    ],
+  },
+  {
     name: 'per-user-http',
     full: { users: 400, concurrency: 8, sequential: 40, hold: 200 },
     quick: { users: 80, concurrency: 8, sequential: 10, hold: 40 },

@@ -4,8 +4,10 @@
 //   scenario: stdio-seq | stdio-seq-2026 | stdio-soak | catalog | fanout | http-json | http-sse | blob | blob-2026 | cold
 //             | connect-real | otel-overhead (ours only)
 // Prints one JSON line of measurements on stdout. run.mjs starts it; it is not meant to be read by hand.
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -472,6 +474,7 @@ async function rttProxy(port, rttMs) {
   return {
     port: own,
     connections: () => (child.stdin.write('count\n'), read()),
+    posts: () => (child.stdin.write('posts\n'), read()),
     stop: async () => (child.stdin.end(), await exited),
   };
 }
@@ -574,6 +577,46 @@ async function perUserRtt({ users = 40, concurrency = 4, rtt = 50, dualEra = 0 }
   }
 }
 
+/**
+ * A serverless function: every invocation a fresh process (bench/cold-invoke.mjs) over a `rtt` ms link, against
+ * a handshake server that keeps sessions. Ours keeps what it learned in a store the invocations share (one
+ * invocation first fills it); the medians over `invocations`: the POSTs an invocation sends (each a round
+ * trip: these clients send one at a time), the time from the client's construction to the first tool result
+ * (a new TCP connection costs one more round trip), and from process start. With `dualEra` the server also
+ * speaks 2026-07-28 and ours is pinned to it.
+ */
+async function coldRtt({ invocations = 10, rtt = 50, dualEra = 0 }) {
+  const server = await httpServer(false, Boolean(dualEra));
+  const proxy = await rttProxy(server.port, rtt);
+  const url = `http://127.0.0.1:${proxy.port}/mcp`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'cold-rtt-'));
+  const storeUrl = `file:${path.join(dir, 'store.db')}`;
+  const once = () =>
+    new Promise((resolve, reject) => {
+      const script = new URL('./cold-invoke.mjs', import.meta.url).pathname;
+      execFile(process.execPath, [script, impl, url, storeUrl, ...(dualEra ? ['2026'] : [])], { timeout: 60_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${impl}/cold-rtt: ${err.message} ${stderr}`)) : resolve(JSON.parse(stdout.trim().split('\n').pop())),
+      );
+    });
+  try {
+    await once(); // a warm store for ours; module caches for all
+    const runs = [];
+    for (let i = 0; i < invocations; i++) {
+      const before = await proxy.posts();
+      const run = await once();
+      runs.push({ ...run, posts: (await proxy.posts()) - before });
+    }
+    const med = (k) => quantile(runs.map((r) => r[k]).sort((a, b) => a - b), 0.5);
+    return { posts: med('posts'), network_ms: med('network_ms'), total_ms: med('total_ms') };
+  } finally {
+    await proxy.stop();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+scenarios['cold-rtt'] = (p) => coldRtt(p);
+scenarios['cold-rtt-2026'] = (p) => coldRtt({ ...p, dualEra: 1 });
 scenarios['per-user-http'] = (p) => perUser('http', p);
 scenarios['per-user-stdio'] = (p) => perUser('stdio', p);
 scenarios['per-user-rtt'] = (p) => perUserRtt(p);

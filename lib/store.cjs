@@ -31,6 +31,9 @@ async function storeCall(promise) {
 
 const NETWORK = /^postgres(ql)?:\/\//i;
 
+/** The opened native store of an `MCPStore` (for the client that keeps its servers' state there). */
+const NATIVE = Symbol('mastra-mcp-native.store');
+
 function checkUrl(url) {
   if (typeof url !== 'string' || url.length === 0) throw new TypeError('createMCPStore(url) needs a URL: file:PATH or postgres://…');
   if (!/^file:/i.test(url) && !NETWORK.test(url)) {
@@ -60,6 +63,11 @@ class MCPStore {
       throw e;
     });
     return this.#opening.promise;
+  }
+
+  /** @internal the native store, opened */
+  [NATIVE]() {
+    return this.#native();
   }
 
   /** The scope (user or tenant id) this view reads and writes; `''` for the app's own. */
@@ -161,4 +169,4 @@ function isMCPStore(value) {
   return value instanceof MCPStore;
 }
 
-module.exports = { createMCPStore, MCPStore, MCPStoreError, isMCPStore };
+module.exports = { createMCPStore, MCPStore, MCPStoreError, isMCPStore, NATIVE };

@@ -38,6 +38,7 @@ function toWireDefinition(def) {
     tools: def.tools,
     resetTimeoutOnProgress: def.resetTimeoutOnProgress,
     maxTotalTimeout: def.maxTotalTimeout,
+    toolsCacheTtlMs: def.toolsCacheTtlMs,
     clientVersion: typeof def[CLIENT_VERSION] === 'string' ? def[CLIENT_VERSION] : undefined,
     capabilities: def.capabilities,
     // An `inputRequests` handler advertises form elicitation (as in @mastra/mcp 2.0).

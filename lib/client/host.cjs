@@ -10,7 +10,7 @@ const { toWireServers } = require('../wire-config.cjs');
 const { FetchBridge } = require('../fetch-bridge.cjs');
 const { callProvider } = require('../oauth/provider-ops.cjs');
 const { ADOPT_STORAGE } = require('../oauth/oauth.cjs');
-const { isMCPStore } = require('../store.cjs');
+const { isMCPStore, NATIVE: NATIVE_STORE } = require('../store.cjs');
 const { SetAsideTools } = require('../schema-problems.cjs');
 const { ToolPins } = require('../tool-pins.cjs');
 const { DEFAULT_TIMEOUT_MS } = require('./defaults.cjs');
@@ -82,6 +82,7 @@ class Host {
     }
     if (args.store !== undefined) adoptStore(args.store, args.servers);
     this.native = openNative(this, args);
+    if (args.store !== undefined) keepInStore(this.native, args.store);
   }
 
   /** Throws the anchor's error for a server name this client was not given. */
@@ -114,6 +115,18 @@ function adoptStore(store, servers) {
     const provider = def?.authProvider;
     if (provider && typeof provider[ADOPT_STORAGE] === 'function') provider[ADOPT_STORAGE](store.oauth({ server: String(def.url ?? name) }));
   }
+}
+
+/**
+ * The core keeps what outlives the process (a resumable session, a catalog the user allows to
+ * reuse) in the store, in its scope; requests wait (bounded, in the core) until it is open.
+ */
+function keepInStore(native, store) {
+  native.expectStore();
+  store[NATIVE_STORE]().then(
+    (opened) => native.useStore(opened, store.scope),
+    (e) => native.storeFailed(String(e?.message ?? e)),
+  );
 }
 
 /**

@@ -95,6 +95,9 @@ pub struct ServerConfig {
     /// `maxTotalTimeout`: the longest a request may live however much progress it reports (unset:
     /// `MAX_TOTAL_TIMEOUT_FACTOR` times its timeout).
     pub max_total_timeout_ms: Option<u64>,
+    /// `toolsCacheTtlMs`: the user allows a listed catalog to be reused for this long without
+    /// asking the server (across processes, with a store).
+    pub tools_cache_ttl_ms: Option<u64>,
 }
 
 /// `maxTotalTimeout`, when not given, is this many times the request's timeout.
@@ -148,6 +151,7 @@ impl ServerConfig {
             tool_filter,
             reset_timeout_on_progress: obj.get("resetTimeoutOnProgress").and_then(Value::as_bool),
             max_total_timeout_ms: obj.get("maxTotalTimeout").and_then(positive_ms),
+            tools_cache_ttl_ms: obj.get("toolsCacheTtlMs").and_then(positive_ms),
         }
     }
 

@@ -79,6 +79,8 @@ pub struct HandlerShared {
     pub instructions: Mutex<Option<String>>,
     /// Bumped whenever the server's tool list may have changed.
     pub tools_epoch: AtomicU64,
+    /// Told when the server announces a change of its tool list (a store drops its kept catalog).
+    pub on_tools_changed: std::sync::OnceLock<Arc<dyn Fn() + Send + Sync>>,
     /// rmcp progress token (as JSON) → the token the user asked for.
     pub progress_aliases: Mutex<HashMap<String, Value>>,
     /// Bumped on every task status notification: wakes task pollers early.
@@ -132,6 +134,7 @@ impl HandlerShared {
             advertise_roots: !config.roots.is_empty() || config.capabilities.contains_key("roots"),
             instructions: Mutex::new(None),
             tools_epoch: AtomicU64::new(0),
+            on_tools_changed: std::sync::OnceLock::new(),
             progress_aliases: Mutex::new(HashMap::new()),
             task_updates: tokio::sync::watch::channel(0).0,
             running_tasks: Mutex::new(HashSet::new()),
@@ -238,6 +241,9 @@ impl HandlerShared {
             }
             ServerNotification::ToolListChangedNotification(_) => {
                 self.tools_epoch.fetch_add(1, Ordering::SeqCst);
+                if let Some(told) = self.on_tools_changed.get() {
+                    told();
+                }
                 self.emit(EventKind::ToolListChanged, Value::Null);
             }
             ServerNotification::PromptListChangedNotification(_) => {

@@ -25,6 +25,13 @@ pub async fn list_all(conn: &Connection, method: &str, key: &str, meta: Option<&
 
 /// `list_all` keeping each item as its JSON text (no tree is built for big catalogs).
 pub async fn list_all_raw(conn: &Connection, method: &str, key: &str, meta: Option<&Value>) -> Result<Vec<String>> {
+    list_all_hinted(conn, method, key, meta).await.map(|(items, _)| items)
+}
+
+/// `list_all_raw`, with the shortest `ttlMs` its pages gave (2026-07-28 cache hints: how long the
+/// list may be reused without asking; `None` when a page gave none).
+pub async fn list_all_hinted(conn: &Connection, method: &str, key: &str, meta: Option<&Value>) -> Result<(Vec<String>, Option<u64>)> {
+    let mut ttl: Option<u64> = Some(u64::MAX);
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
@@ -34,14 +41,25 @@ pub async fn list_all_raw(conn: &Connection, method: &str, key: &str, meta: Opti
         };
         let options = RequestOptions { meta: meta.cloned(), ..RequestOptions::default() };
         let page = conn.request_raw(method, params, options).await?;
+        ttl = ttl.zip(page_ttl(&page)).map(|(a, b)| a.min(b));
         let next = read_page(&page, key, &mut items)
             .map_err(|why| McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} answered {method} {why}", conn.name())))?;
         match next {
             Some(next) if Some(next.as_str()) != cursor.as_deref() => cursor = Some(next),
-            _ => return Ok(items),
+            _ => return Ok((items, ttl)),
         }
     }
     Err(McpError::new(ErrorKind::InvalidResponse, conn.name(), format!("Server {} paginated {method} past {MAX_PAGES} pages", conn.name())))
+}
+
+/// A page's `ttlMs` cache hint.
+fn page_ttl(page: &str) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Hint {
+        #[serde(rename = "ttlMs")]
+        ttl_ms: Option<u64>,
+    }
+    serde_json::from_str::<Hint>(page).ok()?.ttl_ms
 }
 
 /// Appends the `key` items of one list page (as JSON text) to `items`; returns `nextCursor`.

@@ -35,6 +35,7 @@ pub mod tool_names;
 pub mod tool_schema;
 pub mod transport;
 pub mod user_handlers;
+pub mod warm;
 
 #[cfg(test)]
 mod layering;

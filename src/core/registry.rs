@@ -17,6 +17,7 @@ use super::features;
 use super::net::reqwest_backend::ReqwestBackend;
 use super::net::{HostPolicy, NetClient, SharedBackend};
 use super::open::Remote;
+use super::warm::{self, WarmSlot};
 
 /// Builds one server's HTTP backend.
 pub type BackendFactory = Arc<dyn Fn() -> SharedBackend + Send + Sync>;
@@ -70,6 +71,8 @@ pub struct Registry {
     /// Config order, which results are folded in.
     order: Vec<String>,
     servers: HashMap<String, Arc<Connection>>,
+    /// The store the servers keep what outlives the process in, once the face opened it.
+    warm: Arc<WarmSlot>,
 }
 
 impl Registry {
@@ -88,16 +91,22 @@ impl Registry {
         let timeout = default_timeout_ms.unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS);
         let mut order = Vec::with_capacity(defs.len());
         let mut map = HashMap::with_capacity(defs.len());
+        let slot = Arc::new(WarmSlot::default());
         for (name, def) in defs {
             let config = ServerConfig::from_json(name, def);
             let remote = ports.remote_for(&config);
+            let carry = warm::carry_for(&config, &slot);
             order.push(name.clone());
-            map.insert(
-                name.clone(),
-                Arc::new(Connection::new(config, timeout, sink.clone(), responder.clone(), remote).with_layers(features::layers())),
-            );
+            let conn = Connection::new(config, timeout, sink.clone(), responder.clone(), remote).with_layers(features::layers()).with_carry(carry);
+            warm::watch_tool_changes(&conn);
+            map.insert(name.clone(), Arc::new(conn));
         }
-        Ok(Registry { order, servers: map })
+        Ok(Registry { order, servers: map, warm: slot })
+    }
+
+    /// Where the servers keep what outlives the process (see `warm`).
+    pub fn warm(&self) -> &Arc<WarmSlot> {
+        &self.warm
     }
 
     pub fn names(&self) -> &[String] {

@@ -13,8 +13,9 @@ use super::connection::{server_has, Connection, Layer, Live};
 use super::error::Result;
 use super::interned::{intern, Interned};
 use super::listen;
-use super::lists::list_all_raw;
+use super::lists::{list_all_hinted, list_all_raw};
 use super::results::describe_tool_raw;
+use super::warm;
 
 /// A server's listed tools and what is known of their task support (a connection slot).
 #[derive(Default)]
@@ -90,10 +91,24 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
             }
         }
     }
-    let mut raw = if server_has(&live, "tools") { list_all_raw(conn, "tools/list", "tools", meta).await? } else { Vec::new() };
+    let mut raw = match warm::kept_tools(conn, &live).await? {
+        Some(raw) => raw,
+        None if server_has(&live, "tools") => {
+            // A 2026-07-28 list's cache hint says how long a store may keep it for other processes.
+            let (raw, hint) = if live.is_modern() && conn.carry().is_some() {
+                list_all_hinted(conn, "tools/list", "tools", meta).await?
+            } else {
+                (list_all_raw(conn, "tools/list", "tools", meta).await?, None)
+            };
+            warm::keep_tools(conn, &live, &raw, hint).await;
+            raw
+        }
+        None => Vec::new(),
+    };
     let filter = &conn.config().tool_filter;
     if !filter.is_open() {
-        // `tools: { include, exclude }`: the tools the client offers, over the server's own names.
+        // `tools: { include, exclude }`: the tools the client offers, over the server's own names
+        // (a kept catalog holds the server's whole list: each client filters it by its own config).
         raw.retain(|tool| name_of(tool).is_none_or(|name| filter.allows(&name)));
     }
     let mut described = String::with_capacity(raw.iter().map(|t| t.len() + 16).sum::<usize>() + 2);

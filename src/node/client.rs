@@ -152,6 +152,25 @@ impl NativeClient {
         self.observe.store(true, Ordering::Relaxed);
     }
 
+    /// A store is being opened for this client (`store` option): requests wait for `useStore`
+    /// or `storeFailed` before they connect.
+    #[napi]
+    pub fn expect_store(&self) {
+        self.registry().warm().expect();
+    }
+
+    /// The client's store is open: its servers keep there, in `scope`, what outlives the process.
+    #[napi]
+    pub fn use_store(&self, store: &crate::node::store::NativeStore, scope: String) {
+        self.registry().warm().ready(store.core(), scope);
+    }
+
+    /// The client's store could not be opened: requests that need it fail with `message`.
+    #[napi]
+    pub fn store_failed(&self, message: String) {
+        self.registry().warm().failed(message);
+    }
+
     /// Connects one server (if needed) and returns its session info.
     #[napi(ts_return_type = "Promise<{ serverVersion?: string; instructions?: string; protocolVersion: string }>")]
     pub async fn connect(&self, server: String) -> Result<Value> {

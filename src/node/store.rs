@@ -29,6 +29,13 @@ pub struct NativeStore {
     next_lock: AtomicU32,
 }
 
+impl NativeStore {
+    /// The core's store (for a client that keeps what outlives the process in it).
+    pub(crate) fn core(&self) -> Store {
+        self.store.clone()
+    }
+}
+
 #[napi]
 impl NativeStore {
     /// Opens (creating or migrating) the store at `url`.

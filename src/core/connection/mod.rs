@@ -6,6 +6,7 @@
 //! lifecycle through [`Layer`]. The connection names none of them.
 
 pub mod announce;
+mod carry;
 mod errors;
 pub mod layer;
 mod live;
@@ -30,6 +31,7 @@ use crate::core::handler::HandlerShared;
 use crate::core::observe;
 use crate::core::open::{starts_stateless, Remote};
 use crate::core::transport::lane::Lane;
+pub use carry::{carry_error, Carry, SESSION_ENTRY};
 use errors::RequestFailure;
 pub use errors::{cancel_reason, lane_error};
 pub use layer::{Layer, Slots};
@@ -81,6 +83,9 @@ pub struct Connection {
     slots: Slots,
     /// When sessions of this server died unexpectedly (restarts are bounded).
     deaths: restarts::Deaths,
+    /// Where what outlives the process is kept (a store), and what this connection wrote there.
+    carry: Option<Arc<dyn Carry>>,
+    kept: Arc<carry::Kept>,
 }
 
 impl Connection {
@@ -104,7 +109,15 @@ impl Connection {
             layers: Vec::new(),
             slots: Slots::default(),
             deaths: Default::default(),
+            carry: None,
+            kept: Default::default(),
         }
+    }
+
+    /// The connection keeps its session in `carry` for the next process (see `carry`).
+    pub fn with_carry(mut self, carry: Option<Arc<dyn Carry>>) -> Self {
+        self.carry = carry;
+        self
     }
 
     /// The connection with `layers`' hooks on its lifecycle.
@@ -210,6 +223,7 @@ impl Connection {
                     (f, generation)
                 }
                 State::Ready(_) | State::Idle => {
+                    let restore = matches!(&*state, State::Idle);
                     if let State::Ready(dead) = &*state {
                         self.session_ended(dead, Some("TRANSPORT_CLOSED"));
                         // A session that answered nothing is a crash; one that served requests
@@ -239,7 +253,11 @@ impl Connection {
                     }
                     started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
-                    let f = open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone()).boxed().shared();
+                    let f = if restore {
+                        self.open_or_restore().shared()
+                    } else {
+                        open_live(self.config.clone(), self.shared.clone(), self.request_timeout_ms(), self.remote.clone()).boxed().shared()
+                    };
                     *state = State::Connecting(f.clone());
                     (f, generation)
                 }
@@ -262,6 +280,8 @@ impl Connection {
                         layer.opened(self, &live);
                     }
                     self.park_when_idle(&live);
+                    drop(state);
+                    self.sync_kept(&live).await;
                 }
                 Ok(live)
             }
@@ -281,6 +301,12 @@ impl Connection {
 
     /// Closes the session (if any). The connection stays usable: the next call reconnects.
     pub async fn disconnect(&self) {
+        self.disconnect_for(!self.leaves_session()).await
+    }
+
+    /// `disconnect()`; `end_for_all`: the session ends on the server (DELETE) even when a store
+    /// keeps it for the next process.
+    async fn disconnect_for(&self, end_for_all: bool) {
         // What the layers still send on the session goes first (bounded): tasks being followed.
         for layer in &self.layers {
             layer.disconnecting(self).await;
@@ -293,7 +319,17 @@ impl Connection {
         match previous {
             State::Ready(live) => {
                 self.shared.diagnostic("debug", "Disconnecting");
+                if !end_for_all {
+                    // Kept for the next process: closed here as a pause (no DELETE).
+                    self.sync_kept(&live).await;
+                    if let Some(parkable) = live.parkable() {
+                        parkable.resume.pause();
+                    }
+                }
                 self.close_live(&live).await;
+            }
+            State::Parked(_) if !end_for_all => {
+                self.shared.diagnostic("debug", "Disconnecting (the session stays kept for the next process)");
             }
             State::Parked(parked) => {
                 self.shared.diagnostic("debug", "Disconnecting");
@@ -335,7 +371,10 @@ impl Connection {
             }
             return Ok(());
         }
-        self.disconnect().await;
+        if let Err(e) = self.forget_kept().await {
+            self.shared.diagnostic("warn", format!("The kept session could not be removed from the store: {}", e.message));
+        }
+        self.disconnect_for(true).await;
         if starts_stateless(&self.shared) {
             return Ok(());
         }
@@ -350,7 +389,12 @@ impl Connection {
         let timeout = std::time::Duration::from_millis(options.timeout_ms.unwrap_or_else(|| self.request_timeout_ms()));
         let deadline = tokio::time::Instant::now() + timeout;
         let live = self.ensure_connected().await?;
-        match self.send_on(&live, method, params.clone(), &options).await {
+        let sent = self.send_on(&live, method, params.clone(), &options).await;
+        if self.carry().is_some() {
+            // rmcp may have opened a new session under the request (after a 404).
+            self.sync_kept(&live).await;
+        }
+        match sent {
             Ok(v) => Ok(v),
             Err(RequestFailure::Failed(e)) if e.kind == ErrorKind::AuthRequired => {
                 // The token was rejected even after a refresh, or more scope is needed.

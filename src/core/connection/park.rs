@@ -54,6 +54,16 @@ impl Parked {
     pub(super) fn protocol_version(&self) -> &str {
         &self.protocol_version
     }
+
+    /// A session of another process (kept in the store, see `carry`): its id, the server's
+    /// `initialize` answer and whether the server refused a GET stream.
+    pub(super) fn new(session_id: String, answer: ServerJsonRpcMessage, protocol_version: String, refused: bool) -> Parked {
+        let listener = Listener::default();
+        if refused {
+            listener.stream_refused();
+        }
+        Parked { session: Arc::new(Mutex::new(Some(session_id))), listener, answer, protocol_version, history: (Instant::now(), true) }
+    }
 }
 
 /// What `park` did.
@@ -101,27 +111,34 @@ impl Connection {
 
     /// A parked session back under a new rmcp service; should that fail, a new session.
     pub(super) fn resume_live(&self, parked: Box<Parked>) -> BoxFuture<'static, Result<Arc<Live>>> {
+        (self.resumer())(parked)
+    }
+
+    /// `resume_live` as a function that holds nothing of the connection.
+    pub(super) fn resumer(&self) -> impl FnOnce(Box<Parked>) -> BoxFuture<'static, Result<Arc<Live>>> + Send + 'static {
         let (config, shared, remote, timeout_ms) = (self.config.clone(), self.shared.clone(), self.remote.clone(), self.request_timeout_ms());
-        async move {
-            let name = config.name.clone();
-            let (Ok(ServerSpec::Http(spec)), Some(remote)) = (&config.spec, remote) else {
-                return Err(McpError::invalid_config(&name, "internal: a parked session of a server without HTTP"));
-            };
-            let resume = Resume::with_answer(parked.answer);
-            let parts = SessionParts { session: &parked.session, listener: &parked.listener, resume: &resume };
-            match resume_streamable(&name, spec, shared.clone(), &remote.net, parts, timeout_ms).await {
-                Ok(opened) => {
-                    shared.diagnostic("debug", "Parked session resumed");
-                    Ok(Arc::new(live_of(opened, &shared, None, None).with_history(parked.history)))
-                }
-                Err(e) => {
-                    shared.diagnostic("debug", format!("The parked session could not resume ({}); opening a new one", e.message));
-                    let opened = open_session(config.clone(), shared.clone(), timeout_ms, Some(remote)).await?;
-                    Ok(Arc::new(live_of(opened, &shared, None, None)))
+        move |parked: Box<Parked>| {
+            async move {
+                let name = config.name.clone();
+                let (Ok(ServerSpec::Http(spec)), Some(remote)) = (&config.spec, remote) else {
+                    return Err(McpError::invalid_config(&name, "internal: a parked session of a server without HTTP"));
+                };
+                let resume = Resume::with_answer(parked.answer);
+                let parts = SessionParts { session: &parked.session, listener: &parked.listener, resume: &resume };
+                match resume_streamable(&name, spec, shared.clone(), &remote.net, parts, timeout_ms).await {
+                    Ok(opened) => {
+                        shared.diagnostic("debug", "Parked session resumed");
+                        Ok(Arc::new(live_of(opened, &shared, None, None).with_history(parked.history)))
+                    }
+                    Err(e) => {
+                        shared.diagnostic("debug", format!("The parked session could not resume ({}); opening a new one", e.message));
+                        let opened = open_session(config.clone(), shared.clone(), timeout_ms, Some(remote)).await?;
+                        Ok(Arc::new(live_of(opened, &shared, None, None)))
+                    }
                 }
             }
+            .boxed()
         }
-        .boxed()
     }
 
     /// Ends a parked session on the server, as closing a live one does (bounded).

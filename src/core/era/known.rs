@@ -156,6 +156,26 @@ fn set_last_answer(shared: &HandlerShared, answer: Option<RxJsonRpcMessage<RoleC
     }
 }
 
+/// This client's last discover answer as JSON (`None` before one), with its `ttlMs` (0 when absent).
+pub fn answer_of(shared: &HandlerShared) -> Option<(Value, u64)> {
+    let answer = last_answer(shared)?;
+    let JsonRpcMessage::Response(response) = &answer else { return None };
+    let ttl = serde_json::to_value(&response.result).ok()?.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+    Some((serde_json::to_value(&answer).ok()?, ttl))
+}
+
+/// Takes a discover answer another process of the same scope and credentials kept (`answer_of`),
+/// while its `ttlMs` allows; whether it was taken.
+pub fn seed_answer(shared: &HandlerShared, answer: &Value) -> bool {
+    match serde_json::from_value::<RxJsonRpcMessage<RoleClient>>(answer.clone()) {
+        Ok(message) if matches!(message, JsonRpcMessage::Response(_)) => {
+            set_last_answer(shared, Some(message));
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Forgets this client's last discover answer (its era is being learned again).
 pub fn forget_answer(shared: &HandlerShared) {
     set_last_answer(shared, None);

@@ -88,6 +88,11 @@ impl Listener {
         self.0.changed.notify_waiters();
     }
 
+    /// Whether the server refused a GET stream.
+    pub fn is_refused(&self) -> bool {
+        self.0.refused.load(Ordering::SeqCst)
+    }
+
     /// Keeps a request counted after its POST's event stream ended unanswered but resumable,
     /// until a resumed stream takes it over ([`Listener::resumed`]) or `bound` passes (the server
     /// may never be asked again: rmcp gives up, the session ends).

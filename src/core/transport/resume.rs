@@ -5,7 +5,7 @@
 //! what the server said when the session opened, under the same `Mcp-Session-Id`, and the
 //! `notifications/initialized` that follows is acknowledged here (the server had it once).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
@@ -22,6 +22,11 @@ struct State {
     answered: AtomicBool,
     /// The session is being paused: its end must not end it on the server.
     pausing: AtomicBool,
+    /// How many `initialize` requests went to the server (rmcp opens a new session after a 404).
+    handshakes: AtomicU64,
+    /// The `initialize` result the server gave last, when it was read here (`None` when the
+    /// latest handshake's answer came on an event stream).
+    latest: Mutex<Option<serde_json::Value>>,
 }
 
 /// What the transport does with a message of a resuming session.
@@ -57,6 +62,32 @@ impl Resume {
             }
             _ => None,
         }
+    }
+
+    /// An `initialize` went to the server (the session is new from here on).
+    pub fn handshake_sent(&self) {
+        self.0.handshakes.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut latest) = self.0.latest.lock() {
+            *latest = None;
+        }
+    }
+
+    /// The server answered the latest `initialize` with `answer` (read as JSON).
+    pub fn handshake_answered(&self, answer: &ServerJsonRpcMessage) {
+        let JsonRpcMessage::Response(response) = answer else { return };
+        if let (Ok(result), Ok(mut latest)) = (serde_json::to_value(&response.result), self.0.latest.lock()) {
+            *latest = Some(result);
+        }
+    }
+
+    /// How many `initialize` requests went to the server.
+    pub fn handshakes(&self) -> u64 {
+        self.0.handshakes.load(Ordering::SeqCst)
+    }
+
+    /// The `initialize` result of the session's latest handshake, if it was read here.
+    pub fn latest_answer(&self) -> Option<serde_json::Value> {
+        self.0.latest.lock().ok().and_then(|l| l.clone())
     }
 
     /// The session is about to be paused: its end sends no DELETE.

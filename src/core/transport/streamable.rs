@@ -262,6 +262,10 @@ impl StreamableHttpClient for McpHttp {
             Some(Local::Accepted) => return Ok(StreamableHttpPostResponse::Accepted),
             None => {}
         }
+        let handshake = matches!(&message, JsonRpcMessage::Request(r) if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_)));
+        if handshake {
+            self.resume.handshake_sent();
+        }
         let discover = discover_request_id(&message).and_then(|id| Some((id, self.discover.clone()?)));
         if let Some((id, answers)) = &discover {
             if let Some(answer) = answers.known() {
@@ -326,6 +330,9 @@ impl StreamableHttpClient for McpHttp {
             })?;
             if let Some((_, answers)) = &discover {
                 answers.remember(&message);
+            }
+            if handshake {
+                self.resume.handshake_answered(&message);
             }
             return Ok(StreamableHttpPostResponse::Json(message, session));
         }
