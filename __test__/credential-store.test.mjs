@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { MCPClient, MCPOAuthClientProvider, createMCPStore } from '../index.mjs';
+import { InternalMastraMCPClient, MCPClient, MCPOAuthClientProvider, createMCPStore } from '../index.mjs';
 import { freePort, nodeBin, waitFor } from './fixtures/helpers.mjs';
 import { startPostgres, sqliteStore } from './fixtures/databases.mjs';
 import { startAuthorizationServer } from './fixtures/oauth/authorization-server.mjs';
@@ -204,6 +204,27 @@ for (const [backend, open] of Object.entries(BACKENDS)) {
       const report = await runWorker({ ...cfg, mode: 'once' }, { timeoutMs: 25_000 });
       assert.deepEqual({ failed: report.failed, logins: report.logins }, { failed: 0, logins: 0 }, String(report.errors));
       assert.equal(revokedGrants.length - revokedBefore, 0);
+    });
+
+    test(`${backend}: the per-server client (InternalMastraMCPClient) takes the same store and its credentials`, { timeout: 60_000 }, async () => {
+      const [authBefore, regBefore] = [authorizations(), registrations()];
+      let logins = 0;
+      const provider = new MCPOAuthClientProvider({
+        redirectUrl,
+        clientMetadata: { client_name: 'store-worker', redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+        onRedirectToAuthorization: () => logins++,
+      });
+      const c = new InternalMastraMCPClient({ name: 'p', server: { url: new URL(mcp.url), authProvider: provider }, store });
+      try {
+        await c.connect();
+        const tools = await c.tools();
+        assert.equal((await tools.whoami.execute({}, {})).sub, 'alice');
+      } finally {
+        await c.disconnect();
+      }
+      assert.equal(logins, 0);
+      assert.equal(authorizations() - authBefore, 0);
+      assert.equal(registrations() - regBefore, 0);
     });
 
     test(`${backend}: two scopes of one store never see each other's tokens`, { timeout: 60_000 }, async () => {
