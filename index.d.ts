@@ -1957,6 +1957,14 @@ export interface OAuthDiscoveryState {
 // 9. InternalMastraMCPClient and MCPClientServerProxy
 // ===========================================================================
 
+/** Per-server tool filter (`MastraMCPServerDefinition.tools`): globs over the server's own tool names. */
+export interface MCPToolFilter {
+  /** Only these tools (`*` matches any run of characters). Omitted: every tool. */
+  include?: string[];
+  /** Never these tools, even when `include` names them. */
+  exclude?: string[];
+}
+
 // ---------------------------------------------------------------------------
 // Single-server client (internal, exported for parity)
 // ---------------------------------------------------------------------------
@@ -1968,14 +1976,6 @@ export interface OAuthDiscoveryState {
  * (default `'1.0.0'`) as its `clientInfo`.
  * @internal
  */
-/** Per-server tool filter (`MastraMCPServerDefinition.tools`): globs over the server's own tool names. */
-export interface MCPToolFilter {
-  /** Only these tools (`*` matches any run of characters). Omitted: every tool. */
-  include?: string[];
-  /** Never these tools, even when `include` names them. */
-  exclude?: string[];
-}
-
 export declare class InternalMastraMCPClient extends MastraBase {
   /** The server's name (`options.name`). */
   name: string;
