@@ -14,14 +14,16 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
+// One HTTP server for the file, started by the first test that needs it (the tests run concurrently:
+// they share the one start, so no second server is left running).
 let http;
 async function definition(transport) {
   if (transport === 'stdio') return { command: nodeBin, args: [server, 'stdio'] };
   if (!http) {
-    http = await startUrlServer('tool-names fixture (HTTP)', nodeBin, [server, 'http']);
-    cleanups.unshift(() => http.stop());
+    http = startUrlServer('tool-names fixture (HTTP)', nodeBin, [server, 'http']);
+    cleanups.unshift(async () => (await http).stop());
   }
-  return { url: new URL(http.url) };
+  return { url: new URL((await http).url) };
 }
 
 let nextId = 0;

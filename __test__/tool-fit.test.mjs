@@ -28,13 +28,14 @@ function client(servers, options = {}) {
   return c;
 }
 
+// One HTTP server for the file: its start is shared, so two callers never start two.
 let http;
 async function httpUrl() {
   if (!http) {
-    http = await startUrlServer('tool-names fixture (HTTP)', nodeBin, [server, 'http']);
-    cleanups.unshift(() => http.stop());
+    http = startUrlServer('tool-names fixture (HTTP)', nodeBin, [server, 'http']);
+    cleanups.unshift(async () => (await http).stop());
   }
-  return new URL(http.url);
+  return new URL((await http).url);
 }
 
 /** A model that calls `toolCalls` (names as offered) one turn each, then answers; records what it was offered. */
