@@ -66,7 +66,7 @@ fn core_files() -> Vec<(Vec<String>, PathBuf)> {
         .collect()
 }
 
-/// The code of a file before its tests, without comments, string and char literals.
+/// The code of a file before its tests module, without comments, string and char literals.
 fn code_of(source: &str) -> String {
     scan(source).0
 }
@@ -79,7 +79,8 @@ fn literals_of(source: &str) -> Vec<String> {
 /// `code_of` and `literals_of` in one pass.
 fn scan(source: &str) -> (String, Vec<String>) {
     let mut literals = Vec::new();
-    let source = source.split("#[cfg(test)]").next().unwrap_or_default();
+    // Up to the tests module: a test-only item or import before it does not hide the code after it.
+    let source = source.split("#[cfg(test)]\nmod ").next().unwrap_or_default();
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len());
     let mut i = 0;
