@@ -66,7 +66,7 @@ fn core_files() -> Vec<(Vec<String>, PathBuf)> {
         .collect()
 }
 
-/// The code of a file before its tests, without comments, string and char literals.
+/// The code of a file before its tests module, without comments, string and char literals.
 fn code_of(source: &str) -> String {
     scan(source).0
 }
@@ -79,7 +79,8 @@ fn literals_of(source: &str) -> Vec<String> {
 /// `code_of` and `literals_of` in one pass.
 fn scan(source: &str) -> (String, Vec<String>) {
     let mut literals = Vec::new();
-    let source = source.split("#[cfg(test)]").next().unwrap_or_default();
+    // Up to the tests module: a test-only item or import before it does not hide the code after it.
+    let source = source.split("#[cfg(test)]\nmod ").next().unwrap_or_default();
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len());
     let mut i = 0;
@@ -346,4 +347,110 @@ fn the_scan_reads_paths_groups_and_skips_comments_and_strings() {
         g
     });
     assert_eq!(circles(&graph), vec![["a", "b", "c"].iter().map(|s| s.to_string()).collect::<BTreeSet<_>>()]);
+}
+
+/// The paths a file's code names below `crate::core` (absolute module paths, segments), from
+/// `crate::core::…` and `super::…` paths (each item of a `{…}` group, groups within groups too).
+fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    // (where the path's rest starts, the module it is relative to)
+    let mut heads: Vec<(usize, Vec<String>)> = Vec::new();
+    for (at, _) in compact.match_indices("crate::core::") {
+        heads.push((at + "crate::core::".len(), Vec::new()));
+    }
+    // `super` of a file `a/b.rs` (module `a::b`) is `a`; of `a/mod.rs` (module `a`) it is core.
+    let own = module;
+    let mut at = 0;
+    while let Some(found) = compact[at..].find("super::") {
+        let start = at + found;
+        let mut end = start;
+        let mut depth = 0;
+        while compact[end..].starts_with("super::") {
+            end += "super::".len();
+            depth += 1;
+        }
+        if !compact[..start].ends_with("::") && depth <= own.len() {
+            heads.push((end, own[..own.len() - depth].to_vec()));
+        }
+        at = end;
+    }
+    fn expand(rest: &str, base: Vec<String>, ident: &dyn Fn(char) -> bool, out: &mut Vec<Vec<String>>) {
+        let mut path = base;
+        let mut s = rest;
+        loop {
+            if let Some(group) = s.strip_prefix('{') {
+                let (mut depth, mut item_start) = (0, 0);
+                for (k, ch) in group.char_indices() {
+                    match ch {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            expand(&group[item_start..k], path.clone(), ident, out);
+                            return;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            expand(&group[item_start..k], path.clone(), ident, out);
+                            item_start = k + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                return;
+            }
+            let name: String = s.chars().take_while(|c| ident(*c)).collect();
+            if name.is_empty() {
+                break;
+            }
+            path.push(name.clone());
+            s = &s[name.len()..];
+            match s.strip_prefix("::") {
+                Some(next) => s = next,
+                None => break,
+            }
+        }
+        out.push(path);
+    }
+    let mut out = Vec::new();
+    for (head, base) in heads {
+        expand(&compact[head..], base, &ident, &mut out);
+    }
+    out
+}
+
+/// Which core files name which (a path resolves to the deepest module file it reaches).
+fn file_graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files = core_files();
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut graph: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (module, path) in &files {
+        let code = code_of(&std::fs::read_to_string(path).expect("readable source"));
+        for named in named_paths(module, &code) {
+            let target = (1..=named.len()).rev().map(|n| named[..n].to_vec()).find(|prefix| modules.contains(prefix));
+            if let Some(target) = target.filter(|t| t != module) {
+                graph.entry(module.clone()).or_default().insert(target);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_two_core_files_import_each_other() {
+    let graph = file_graph();
+    let auth_bearer = vec!["auth".to_string(), "bearer".to_string()];
+    assert!(
+        graph.get(&auth_bearer).is_some_and(|named| named.contains(&vec!["auth".to_string(), "session".to_string()])),
+        "the scan sees auth/bearer.rs -> auth/session.rs: {:?}",
+        graph.get(&auth_bearer)
+    );
+    let mut pairs = Vec::new();
+    for (a, named) in &graph {
+        for b in named {
+            if a < b && graph.get(b).is_some_and(|back| back.contains(a)) {
+                pairs.push(format!("{} <-> {}", a.join("/"), b.join("/")));
+            }
+        }
+    }
+    assert!(pairs.is_empty(), "core files that import each other: {pairs:?}");
 }

@@ -30,6 +30,13 @@ pub struct Presented {
     pub headers: HashMap<HeaderName, HeaderValue>,
 }
 
+impl<C> BearerClient<C> {
+    /// Wraps a transport HTTP client so every request carries the session's token.
+    pub fn new(inner: C, session: Arc<OAuthSession>) -> Self {
+        BearerClient { inner, session }
+    }
+}
+
 impl<C: StreamableHttpClient + Sync> BearerClient<C> {
     /// The token on a `method` request to `uri`: its DPoP proof (with the server's nonce) when
     /// the token is DPoP-bound; a proof that cannot be made leaves the token as a bearer token.

@@ -14,8 +14,6 @@ use super::dpop::DpopKey;
 use super::provider::{AuthProvider, Provider};
 use super::steps::driver::{self, AuthOptions, AuthResult};
 use super::steps::StepError;
-#[cfg(test)]
-use super::store::now_secs;
 use super::store::{now_secs_precise, OBTAINED_AT};
 use crate::core::net::{NetClient, NetError};
 
@@ -186,11 +184,6 @@ impl OAuthSession {
 
     pub fn provider(&self) -> Provider<'_> {
         Provider(self.provider.as_ref())
-    }
-
-    /// Wraps a transport HTTP client so every request carries the provider's token.
-    pub async fn authorize<C>(self: &Arc<Self>, http: C) -> Result<super::bearer::BearerClient<C>, String> {
-        Ok(super::bearer::BearerClient { inner: http, session: self.clone() })
     }
 
     /// The current access token, if one is stored and usable (refreshing it if needed).
@@ -449,6 +442,7 @@ impl OAuthSession {
 
 #[cfg(test)]
 mod tests {
+    use super::super::store::now_secs;
     use super::*;
     use serde_json::json;
 

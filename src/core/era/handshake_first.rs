@@ -21,7 +21,7 @@ use rmcp::model::{ClientRequest, ErrorCode, ErrorData, InitializeRequest, Initia
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
-use crate::core::transport::streamable::answer_with_id;
+use crate::core::transport::reply::answer_with_id;
 
 /// Whether a JSON-RPC error answering `initialize` says the server only speaks 2026-07-28: one
 /// of the errors that revision defines for a request it refuses (-32020 `HeaderMismatch`, the

@@ -24,7 +24,8 @@ use serde_json::Value;
 
 use crate::core::handler::HandlerShared;
 use crate::core::schema_key::schema_key;
-use crate::core::transport::streamable::{answer_with_id, discover_request_id, DiscoverAnswers};
+use crate::core::transport::reply::answer_with_id;
+use crate::core::transport::streamable::{discover_request_id, DiscoverAnswers};
 use rmcp::model::ServerJsonRpcMessage;
 
 /// At most this many URLs are remembered per process (each map); the oldest go first.

@@ -12,6 +12,7 @@ use tokio::io::AsyncReadExt;
 
 mod failure;
 
+use super::auth::bearer::BearerClient;
 use super::auth::{AuthState, BeginError, OAuthSession};
 use super::config::{HttpSpec, ServerConfig, ServerSpec};
 use super::era::{
@@ -319,11 +320,7 @@ async fn open_streamable(
     let lifecycle = if start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
     Ok(match oauth {
         Some(oauth) => {
-            let client = oauth.authorize(http).await.map_err(|e| Failure {
-                error: McpError::new(ErrorKind::AuthFailed, name, e).in_connect(),
-                falls_back: false,
-                auth: None,
-            })?;
+            let client = BearerClient::new(http, oauth.clone());
             let transport = streamable::transport(&spec.url, client);
             handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
         }

@@ -13,6 +13,7 @@ pub mod pipe_writer;
 pub mod posted;
 pub mod process_group;
 pub mod reachability;
+pub mod reply;
 pub mod resume;
 pub mod sse;
 pub mod stdio;

@@ -55,7 +55,7 @@ impl Resume {
             JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_)) => {
                 let answer = self.0.answer.lock().ok()?.take()?;
                 self.0.answered.store(true, Ordering::SeqCst);
-                Some(Local::Answer(Box::new(super::streamable::answer_with_id(answer, r.id.clone()))))
+                Some(Local::Answer(Box::new(super::reply::answer_with_id(answer, r.id.clone()))))
             }
             JsonRpcMessage::Notification(n) if matches!(n.notification, ClientNotification::InitializedNotification(_)) => {
                 self.0.answered.swap(false, Ordering::SeqCst).then_some(Local::Accepted)

@@ -20,6 +20,7 @@ use sse_stream::{Sse, SseStream};
 use super::answer_watch::AnswerWatch;
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
+use super::reply::answer_with_id;
 use super::resume::{Local, Resume};
 use crate::core::net::{HttpRequest, HttpResponse, NetClient, NetError};
 
@@ -70,21 +71,6 @@ pub fn discover_request_id(message: &ClientJsonRpcMessage) -> Option<rmcp::model
     match message {
         JsonRpcMessage::Request(r) if matches!(r.request, rmcp::model::ClientRequest::DiscoverRequest(_)) => Some(r.id.clone()),
         _ => None,
-    }
-}
-
-/// `answer` re-addressed to the request `id`.
-pub fn answer_with_id(answer: ServerJsonRpcMessage, id: rmcp::model::RequestId) -> ServerJsonRpcMessage {
-    match answer {
-        JsonRpcMessage::Response(mut r) => {
-            r.id = id;
-            JsonRpcMessage::Response(r)
-        }
-        JsonRpcMessage::Error(mut e) => {
-            e.id = Some(id);
-            JsonRpcMessage::Error(e)
-        }
-        other => other,
     }
 }
 
