@@ -177,3 +177,20 @@ test('a 2026-07-28 server whose hints allow nothing: the era is kept, the answer
   await invoke({ storeUrl, serverUrl: s.url });
   assert.deepEqual(s.posts(mark), ['server/discover', 'tools/list', 'tools/call'], 'no refused handshake');
 });
+
+test('over PostgreSQL: a fresh process resumes the kept session and, within toolsCacheTtlMs, sends only its call', async () => {
+  const { startPostgres } = await import('./fixtures/databases.mjs');
+  const pg = await startPostgres();
+  try {
+    const s = await server();
+    const { url: storeUrl } = await pg.database();
+    const first = await invoke({ storeUrl, serverUrl: s.url, ttlMs: 60_000, message: 'one' });
+    const mark = s.state.requests.length;
+    const second = await invoke({ storeUrl, serverUrl: s.url, ttlMs: 60_000, message: 'two' });
+    assert.equal(second.text, '1.0.0:alice:two');
+    assert.equal(second.session, first.session, 'the same session');
+    assert.deepEqual(s.posts(mark), ['tools/call'], 'one request from process start to the first tool result');
+  } finally {
+    await pg.stop();
+  }
+});
