@@ -12,12 +12,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt};
-use rmcp::model::SubscriptionFilter;
 use rmcp::service::RoleClient;
 use rmcp::service::Subscription;
 use rmcp::Peer;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
+
+mod interest;
+pub use interest::{Interest, ListKind};
 
 use super::connection::announce::CancelAnnouncer;
 use super::connection::{Connection, Layer, Live, RequestOptions};
@@ -59,12 +61,28 @@ impl Layer for Hook {
         .boxed()
     }
 
+    fn disconnecting<'a>(&'a self, conn: &'a Connection) -> BoxFuture<'a, ()> {
+        // The stream is closed while the session is still live, and `disconnect()` waits until
+        // the server was told (bounded): told from a task racing the session's end, the
+        // cancellation could be lost with it.
+        let closed = conn.try_current().and_then(|live| live.slots.peek::<Listener>().and_then(|l| l.close()));
+        async move {
+            if let Some(closed) = closed {
+                let _ = tokio::time::timeout(ACK_BOUND + CLOSE_MARGIN, closed).await;
+            }
+        }
+        .boxed()
+    }
+
     fn closing(&self, live: &Live) {
         if let Some(listener) = live.slots.peek::<Listener>() {
             listener.stop(true);
         }
     }
 }
+
+/// What closing a stream may take beyond waiting for its acknowledgement: telling the server.
+const CLOSE_MARGIN: Duration = Duration::from_secs(2);
 
 /// Whether the client advertises what a server may ask of it at any time (elicitation, roots,
 /// sampling): a handshake session's channel for unasked messages is then opened at once, since
@@ -166,68 +184,6 @@ async fn resource_subscription(conn: &Connection, uri: &str, subscribe: bool) ->
     Ok(json!({}))
 }
 
-/// What a server's notifications are wanted for; kept by the connection across sessions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Interest {
-    pub tools_list_changed: bool,
-    pub prompts_list_changed: bool,
-    pub resources_list_changed: bool,
-    /// Resources subscribed to, in subscription order.
-    pub resources: Vec<String>,
-}
-
-/// A kind of list whose changes a handler listens for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListKind {
-    Tools,
-    Prompts,
-    Resources,
-}
-
-impl Interest {
-    pub fn is_empty(&self) -> bool {
-        *self == Interest::default()
-    }
-
-    /// Marks a list's changes as wanted; whether that changed anything.
-    pub fn want(&mut self, kind: ListKind) -> bool {
-        let flag = match kind {
-            ListKind::Tools => &mut self.tools_list_changed,
-            ListKind::Prompts => &mut self.prompts_list_changed,
-            ListKind::Resources => &mut self.resources_list_changed,
-        };
-        !std::mem::replace(flag, true)
-    }
-
-    /// Adds or removes a resource subscription; whether that changed anything.
-    pub fn subscribe(&mut self, uri: &str, subscribe: bool) -> bool {
-        let had = self.resources.iter().any(|u| u == uri);
-        match (had, subscribe) {
-            (false, true) => self.resources.push(uri.to_string()),
-            (true, false) => self.resources.retain(|u| u != uri),
-            _ => return false,
-        }
-        true
-    }
-
-    fn filter(&self) -> SubscriptionFilter {
-        let mut builder = SubscriptionFilter::builder();
-        if self.tools_list_changed {
-            builder = builder.tools_list_changed();
-        }
-        if self.prompts_list_changed {
-            builder = builder.prompts_list_changed();
-        }
-        if self.resources_list_changed {
-            builder = builder.resources_list_changed();
-        }
-        for uri in &self.resources {
-            builder = builder.resource_subscription(uri.clone());
-        }
-        builder.build()
-    }
-}
-
 /// The `subscriptions/listen` stream of one session and what it should ask for. One task per
 /// session drives it: changes are applied one at a time, as `@mastra/mcp` 2.0 serializes them
 /// (a stream is replaced only once the server acknowledged it, so every replaced stream that went
@@ -258,6 +214,8 @@ struct Driver {
     /// Set when the stream is ended on purpose (closed): the server is told. A stream severed
     /// by a reconnect is not.
     told: Arc<AtomicBool>,
+    /// Settles when the stream's task has ended (its sender is dropped with the task).
+    done: tokio::sync::oneshot::Receiver<()>,
 }
 
 /// How long registering a handler or subscribing waits for the server to acknowledge the stream.
@@ -281,11 +239,13 @@ impl Listener {
                 return None;
             }
             let target = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
+            let (finished, done) = tokio::sync::oneshot::channel();
             let started = Driver {
                 wanted: Arc::new(Mutex::new((interest, target))),
                 wake: Default::default(),
                 stop: CancellationToken::new(),
                 told: Default::default(),
+                done,
             };
             let task = Task {
                 peer: live.peer().clone(),
@@ -296,6 +256,7 @@ impl Listener {
                 stop: started.stop.clone(),
                 told: started.told.clone(),
                 settle: self.settled.clone(),
+                _finished: finished,
             };
             tokio::spawn(task.run());
             *driver = Some(started);
@@ -317,6 +278,18 @@ impl Listener {
 
     fn settle(&self, generation: u64) {
         self.settled.send_modify(|s| *s = (*s).max(generation));
+    }
+
+    /// Closes the stream (the server is told): what settles once its task has ended, if one runs.
+    pub fn close(&self) -> Option<impl std::future::Future<Output = ()>> {
+        let driver = self.driver.lock().ok().and_then(|mut d| d.take());
+        self.settle(u64::MAX);
+        let driver = driver?;
+        driver.told.store(true, Ordering::SeqCst);
+        driver.stop.cancel();
+        Some(async move {
+            let _ = driver.done.await;
+        })
     }
 
     /// Closes the stream, if any; `tell`: the server is told it is cancelled (not when a
@@ -353,6 +326,8 @@ struct Task {
     stop: CancellationToken,
     told: Arc<AtomicBool>,
     settle: tokio::sync::watch::Sender<u64>,
+    /// Dropped with the task: tells `Listener::close` it has ended.
+    _finished: tokio::sync::oneshot::Sender<()>,
 }
 
 /// The stream that is open, and the interest it was asked for.
