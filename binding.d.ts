@@ -65,6 +65,14 @@ export declare class NativeClient {
   readResource(server: string, uri: string, meta?: Record<string, string> | undefined): Promise<any>
   subscribeResource(server: string, uri: string): Promise<any>
   unsubscribeResource(server: string, uri: string): Promise<any>
+  /** The server's skill entries (`core::skills::list`; none without the extension). */
+  listSkills(server: string): Promise<Array<Record<string, unknown>>>
+  /** The entry of the skill whose `SKILL.md` is `uri`. */
+  getSkill(server: string, uri: string): Promise<any>
+  /** Loads a skill from its entry, or its URI: its `SKILL.md` read and verified. */
+  loadSkill(server: string, entry: string | Record<string, unknown>): Promise<any>
+  /** One file of a loaded skill, verified against the entry it was loaded from. */
+  readSkillFile(server: string, entry: Record<string, unknown>, path: string): Promise<any>
   /**
    * A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered
    * for `server`: the core decides what it asks for (`core::user_handlers`).

@@ -195,6 +195,11 @@ export declare class MCPClient<TServers extends MCPServerContractsOf<TServers> =
   get prompts(): MCPClientPromptActions;
   /** Tool list change notifications (use `listTools`/`listToolsets` to fetch tools). */
   get tools(): MCPClientToolActions;
+  /**
+   * The servers' skills (SEP-2640, `io.modelcontextprotocol/skills`): listed, confirmed by URI,
+   * loaded and read, every file verified against its entry. (An extension: not in `@mastra/mcp`.)
+   */
+  get skills(): MCPClientSkillActions;
   /** Streamable HTTP session id per connected server (a 2026-07-28 session has none). */
   get sessionIds(): Record<string, string>;
 
@@ -1065,6 +1070,88 @@ export interface ListPromptsResult {
 // ===========================================================================
 // 6. Elicitation and progress
 // ===========================================================================
+
+/** One file of a skill as its entry lists it (SEP-2640 `SkillResource`). */
+export interface MCPSkillResource {
+  /** The file's resource URI. */
+  uri: string;
+  /** `sha256:` and the 64 lowercase hex digits of the file's bytes. */
+  digest: string;
+  /** The file's length in bytes. */
+  size: number;
+}
+
+/** A skill's entry, as `skills/list` and `skills/get` give it (SEP-2640 `Skill`). */
+export interface MCPSkillEntry {
+  /** The URI of the skill's `SKILL.md`. */
+  uri: string;
+  /** The `SKILL.md` frontmatter as JSON: `name` and `description`, and every other field. */
+  frontmatter: { name: string; description: string; [key: string]: unknown };
+  /** Every file of the skill, or `'dynamic'` when the server cannot give digests. */
+  resources: MCPSkillResource[] | 'dynamic';
+  /** Any other member the server sent. */
+  [key: string]: unknown;
+}
+
+/** A file of a loaded skill, verified against the entry the skill was loaded from. */
+export interface MCPSkillFile {
+  /** The file's resource URI. */
+  uri: string;
+  /** The path it was asked for, relative to the skill's root. */
+  path: string;
+  /** The content, when it is UTF-8 text. */
+  text?: string;
+  /** The content, base64, when it is not text. */
+  blob?: string;
+}
+
+/** A skill loaded from one server: its `SKILL.md` read and verified (size, digest, frontmatter). */
+export interface MCPLoadedSkill {
+  /** The server it came from: a skill is its server and its URI together. */
+  server: string;
+  /** The URI of its `SKILL.md`. */
+  uri: string;
+  /** The skill's directory (`uri` without `/SKILL.md`). */
+  root: string;
+  /** The skill's name. */
+  name: string;
+  /** The frontmatter (the entry's, which the file's matched field by field). */
+  frontmatter: MCPSkillEntry['frontmatter'];
+  /** The `SKILL.md` body after its frontmatter. */
+  instructions: string;
+  /** The whole `SKILL.md`. */
+  text: string;
+  /** The paths of the skill's listed files, relative to its root (`SKILL.md` first; none when dynamic). */
+  files: string[];
+  /** Whether the server gave no digests (`resources: 'dynamic'`): nothing could be verified but the frontmatter. */
+  dynamic: boolean;
+  /** Reads one file (relative to the root), verified; a file the entry does not list is refused unread. */
+  readFile(path: string): Promise<MCPSkillFile>;
+}
+
+/** Skills of every server (`MCPClient#skills`); a server without the extension lists none. */
+export interface MCPClientSkillActions {
+  /** One server's entries, or every server's by name (servers that failed left out). */
+  list(serverName: string): Promise<MCPSkillEntry[]>;
+  /** Every server's entries by name (servers that failed left out). */
+  list(): Promise<Record<string, MCPSkillEntry[]>>;
+  /** Every server's entries, and each failed server's error message. */
+  listWithErrors(): Promise<{ skills: Record<string, MCPSkillEntry[]>; errors: Record<string, string> }>;
+  /** The entry of the skill whose `SKILL.md` is `uri` (`skills/get`). */
+  get(serverName: string, uri: string): Promise<MCPSkillEntry>;
+  /** Loads a skill from its entry (or its URI, confirmed with `skills/get`): only its `SKILL.md` is read. */
+  load(serverName: string, skill: MCPSkillEntry | string): Promise<MCPLoadedSkill>;
+}
+
+/** Skills of one server (`InternalMastraMCPClient#skills`). */
+export interface InternalSkillActions {
+  /** The server's entries (none without the extension). */
+  list(): Promise<MCPSkillEntry[]>;
+  /** The entry of the skill whose `SKILL.md` is `uri`. */
+  get(uri: string): Promise<MCPSkillEntry>;
+  /** Loads a skill from its entry or URI: only its `SKILL.md` is read, and verified. */
+  load(skill: MCPSkillEntry | string): Promise<MCPLoadedSkill>;
+}
 
 /** Elicitation handlers per server (`MCPClient#elicitation`). */
 export interface MCPClientElicitationActions {
@@ -1987,6 +2074,8 @@ export declare class InternalMastraMCPClient extends MastraBase {
   readonly elicitation: InternalElicitationActions;
   /** The server's progress handler. */
   readonly progress: InternalProgressActions;
+  /** The server's skills (SEP-2640): list, get, load. (An extension: not in `@mastra/mcp`.) */
+  readonly skills: InternalSkillActions;
   /** Creates the client (nothing connects yet); throws a `TypeError` without `name` or `server`. */
   constructor(options: InternalMastraMCPClientOptions);
 

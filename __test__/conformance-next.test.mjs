@@ -19,14 +19,19 @@ const STATELESS = '2026-07-28';
 const notPassing = {};
 
 /**
- * With `protocolVersion` left unset the client opens with the `initialize` handshake, as
- * `@mastra/mcp` 1.18 does, so that every server that worked under 1.18 sees the same first
- * request. These scenarios judge that very first request by the 2026-07-28 rules (its
- * `MCP-Protocol-Version` header and `_meta`, its `Mcp-Method` header), so they pass only pinned.
+ * Scenarios that pass only with `protocolVersion: '2026-07-28'`: none. With it left unset the
+ * client opens with `initialize`, as `@mastra/mcp` 1.18 does, and that request also carries what a
+ * 2026-07-28 request carries (`MCP-Protocol-Version` and `Mcp-Method` headers, the `_meta`
+ * envelope), which a handshake-era server ignores.
  */
-const pinnedOnly = {
-  'request-metadata': 'the first request, initialize, carries no MCP-Protocol-Version header or _meta',
-  'http-standard-headers': 'the first request, initialize, carries no Mcp-Method header (the mock answers the handshake, so the session stays 2025-11-25)',
+const pinnedOnly = {};
+
+/** The skills scenarios and the check each must report as passed (not skipped: the client listed and loaded). */
+const skillChecks = {
+  'sep-2640-client-no-prefetch': 'sep-2640-host-no-prefetch',
+  'sep-2640-client-verify-digest': 'sep-2640-host-verify-digest',
+  'sep-2640-client-verify-size': 'sep-2640-host-size-mismatch-failure',
+  'sep-2640-client-verify-frontmatter': 'sep-2640-host-frontmatter-comparison',
 };
 
 const scenarios = suite.list();
@@ -44,6 +49,10 @@ test('conformance-next: every scenario passes with the client at its defaults, b
   const expected = names.filter((s) => !(s in notPassing) && !(s in pinnedOnly));
   const { names: failed, why } = failures(new Map([...results].filter(([s]) => expected.includes(s))));
   assert.deepEqual(failed, [], why);
+  for (const [scenario, check] of Object.entries(skillChecks)) {
+    const line = results.get(scenario)?.out.split('\n').find((l) => l.includes(`[${check}`));
+    assert.match(line ?? `${scenario}: no ${check} line`, /\] SUCCESS/, `${scenario} must exercise ${check}`);
+  }
   const passingAnyway = [...results].filter(([s, r]) => !expected.includes(s) && passed(r)).map(([s]) => s);
   assert.deepEqual(passingAnyway, [], 'a scenario given a reason passes now: take it off its list');
 });

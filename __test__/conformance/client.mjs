@@ -170,6 +170,28 @@ function argumentsFor(schema) {
   return Object.fromEntries((schema?.required ?? []).map((key) => [key, sample[properties[key]?.type] ?? 'conformance']));
 }
 
+/**
+ * Skills (SEP-2640), as a user would use them: browse what the server offers (a listing reads
+ * no file); in the verify scenarios the user also picks the skill offered, loads it and reads its
+ * files. Verification is the client's: a skill that fails it does not load, so none of its files
+ * is read, and the user is told why.
+ */
+async function useSkills(client) {
+  if (!scenario.startsWith('sep-2640-client-')) return;
+  const offered = await client.skills.list('s');
+  if (!scenario.startsWith('sep-2640-client-verify-')) return;
+  for (const entry of offered) {
+    let skill;
+    try {
+      skill = await client.skills.load('s', entry);
+    } catch (e) {
+      console.error(`skill ${entry.uri} not loaded: ${e.message}`);
+      continue;
+    }
+    for (const path of skill.files.filter((p) => p !== 'SKILL.md')) await skill.readFile(path);
+  }
+}
+
 async function main() {
   const interactive = scenario.startsWith('auth/') && !(scenario in grants);
   const authProvider = scenario in grants ? grants[scenario]() : interactive ? oauthProvider() : undefined;
@@ -201,6 +223,7 @@ async function main() {
       if (!tool) throw new Error(`the server did not list the tool ${name}`);
       await withAuthRetry(() => tool.execute(args, {}));
     }
+    await useSkills(client);
   } finally {
     await client.disconnect();
   }

@@ -9,6 +9,7 @@ const { traceMetaOf } = require('../trace-context.cjs');
 const { DEFAULT_TIMEOUT_MS, DEFAULT_INSTRUCTIONS_MAX_LENGTH } = require('./defaults.cjs');
 const { Host } = require('./host.cjs');
 const { setHandler } = require('./events.cjs');
+const { skills } = require('./skills.cjs');
 const { mastraError, serverFailure } = require('./outcomes.cjs');
 const { traceMetas, notifying } = require('./spans.cjs');
 const toolsets = require('./toolsets.cjs');
@@ -86,6 +87,8 @@ function createInternalClientClass(kit) {
       };
       this.elicitation = { onRequest: (handler) => this.setElicitationRequestHandler(handler) };
       this.progress = { onUpdate: (handler) => this.setProgressNotificationHandler(handler) };
+      // Not in @mastra/mcp: the server's skills (SEP-2640), as `MCPClient.skills` has them.
+      this.skills = skills(this.#host, this.name);
     }
 
     get #native() {

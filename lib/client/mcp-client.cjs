@@ -8,6 +8,7 @@ const { createServerProxyClass } = require('../proxy.cjs');
 const { Host } = require('./host.cjs');
 const toolsets = require('./toolsets.cjs');
 const actions = require('./actions.cjs');
+const { skills } = require('./skills.cjs');
 const auth = require('./auth.cjs');
 const { disconnect, byServer } = require('./lifecycle.cjs');
 
@@ -21,6 +22,7 @@ function createMCPClientClass(kit) {
     #tools;
     #progress;
     #elicitation;
+    #skills;
 
     constructor(args) {
       if (!args || typeof args !== 'object' || !args.servers || typeof args.servers !== 'object') {
@@ -132,6 +134,11 @@ function createMCPClientClass(kit) {
 
     get elicitation() {
       return (this.#elicitation ??= actions.elicitation(this.#host));
+    }
+
+    /** The servers' skills (SEP-2640): listed, loaded and read, each file verified (`./skills.cjs`). */
+    get skills() {
+      return (this.#skills ??= skills(this.#host));
     }
 
     get sessionIds() {

@@ -38,6 +38,9 @@ pub enum ErrorKind {
     AuthFailed,
     /// The face handed over arguments that are not what the call takes (not JSON, not an object).
     InvalidArguments,
+    /// Content did not match what the server said it would be (a skill file's size, digest or
+    /// frontmatter against its entry): it is not used.
+    Unverified,
 }
 
 impl ErrorKind {
@@ -59,6 +62,7 @@ impl ErrorKind {
             ErrorKind::AuthRequired => "UNAUTHORIZED",
             ErrorKind::AuthFailed => "AUTH_FAILED",
             ErrorKind::InvalidArguments => "INVALID_ARGUMENTS",
+            ErrorKind::Unverified => "UNVERIFIED",
         }
     }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// Longest a core source file may be.
 const MAX_LINES: usize = 500;
 /// The feature layers (and their registry) the connection must not name.
-const FEATURES: &[&str] = &["tasks", "input", "listen", "tool_cache", "era", "lists", "follow_up", "features", "registry"];
+const FEATURES: &[&str] = &["tasks", "input", "listen", "tool_cache", "era", "lists", "follow_up", "features", "registry", "skills"];
 
 /// The segments before the `/` of a JSON-RPC method of MCP (`tools/call`, `notifications/…`).
 const METHOD_HEADS: &[&str] = &[
@@ -27,6 +27,7 @@ const METHOD_HEADS: &[&str] = &[
     "elicitation",
     "subscriptions",
     "server",
+    "skills",
 ];
 /// JSON-RPC methods of MCP without a `/`.
 const BARE_METHODS: &[&str] = &["initialize", "ping"];

@@ -26,6 +26,7 @@ pub mod operations;
 pub mod registry;
 pub mod results;
 pub mod schema_key;
+pub mod skills;
 pub mod store;
 pub mod tasks;
 pub mod tool_cache;

@@ -22,7 +22,7 @@ use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
 use crate::core::results::describe_tool as describe_tool_entry;
 use crate::core::tool_call::{self, CallMeta, CallOptions, DirectCall, Settled, Settlement};
-use crate::core::{operations, tool_cache, user_handlers};
+use crate::core::{operations, skills, tool_cache, user_handlers};
 use crate::core::{Connection, McpError, Registry};
 
 fn opt_ms(v: Option<f64>) -> Option<u64> {
@@ -301,6 +301,30 @@ impl NativeClient {
     #[napi]
     pub async fn unsubscribe_resource(&self, server: String, uri: String) -> Result<Value> {
         listen::unsubscribe_resource(&*self.server(&server)?, &uri).await.map_err(to_napi)
+    }
+
+    /// The server's skill entries (`core::skills::list`; none without the extension).
+    #[napi(ts_return_type = "Promise<Array<Record<string, unknown>>>")]
+    pub async fn list_skills(&self, server: String) -> Result<Vec<Value>> {
+        skills::list(&*self.server(&server)?).await.map_err(to_napi)
+    }
+
+    /// The entry of the skill whose `SKILL.md` is `uri`.
+    #[napi]
+    pub async fn get_skill(&self, server: String, uri: String) -> Result<Value> {
+        skills::get(&*self.server(&server)?, &uri).await.map_err(to_napi)
+    }
+
+    /// Loads a skill from its entry, or its URI: its `SKILL.md` read and verified.
+    #[napi]
+    pub async fn load_skill(&self, server: String, #[napi(ts_arg_type = "string | Record<string, unknown>")] entry: Value) -> Result<Value> {
+        skills::load(&*self.server(&server)?, entry).await.map_err(to_napi)
+    }
+
+    /// One file of a loaded skill, verified against the entry it was loaded from.
+    #[napi]
+    pub async fn read_skill_file(&self, server: String, #[napi(ts_arg_type = "Record<string, unknown>")] entry: Value, path: String) -> Result<Value> {
+        skills::read_file(&*self.server(&server)?, &entry, &path).await.map_err(to_napi)
     }
 
     /// A handler of `kind` (the face's kinds: 'toolListChanged', 'elicitation', …) was registered

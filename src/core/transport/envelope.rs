@@ -107,6 +107,30 @@ pub fn push_params(out: &mut String, params_json: &str, envelope: Option<&Envelo
     out.push_str("}}");
 }
 
+/// Adds the envelope to an `initialize` request (`message`, the JSON-RPC request as a value)
+/// sent over HTTP, built from its own params: the version it asks for, its `clientInfo` and its
+/// `capabilities`. A 2026-07-28 server reads these on every request and can refuse the handshake
+/// by its own rules, naming what it supports; a handshake-era server ignores `_meta` keys it does
+/// not know. Keys the caller already put in `_meta` are kept. Returns the version asked for.
+pub fn add_to_handshake(message: &mut Value) -> Option<String> {
+    let params = message.get_mut("params")?.as_object_mut()?;
+    let version = params.get("protocolVersion")?.as_str()?.to_string();
+    let members = [
+        (PROTOCOL_VERSION_KEY, Value::String(version.clone())),
+        (CLIENT_INFO_KEY, params.get("clientInfo").cloned().unwrap_or(Value::Null)),
+        (CLIENT_CAPABILITIES_KEY, params.get("capabilities").cloned().unwrap_or_else(|| Value::Object(Map::new()))),
+    ];
+    let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        for (key, value) in members {
+            if !value.is_null() {
+                meta.entry(key).or_insert(value);
+            }
+        }
+    }
+    Some(version)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +229,27 @@ mod tests {
         let ours = Envelope::new(&ProtocolVersion::V_2026_07_28.to_string(), &info, &caps, None).expect("serialisable");
         let ours: Value = serde_json::from_str(&format!("{{{}}}", ours.members())).expect("JSON");
         assert_eq!(ours, serde_json::to_value(&rmcp_meta).expect("rmcp meta serialises"));
+    }
+
+    #[test]
+    fn a_handshake_carries_the_envelope_built_from_its_own_params() {
+        let mut message = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": { "protocolVersion": "2025-11-25", "capabilities": { "roots": {} }, "clientInfo": { "name": "c", "version": "1" }, "_meta": { "progressToken": 1, "io.modelcontextprotocol/clientInfo": { "name": "mine" } } }
+        });
+        assert_eq!(add_to_handshake(&mut message).as_deref(), Some("2025-11-25"));
+        let meta = &message["params"]["_meta"];
+        assert_eq!(meta[PROTOCOL_VERSION_KEY], "2025-11-25");
+        assert_eq!(meta[CLIENT_CAPABILITIES_KEY], json!({ "roots": {} }));
+        assert_eq!(meta[CLIENT_INFO_KEY]["name"], "mine", "the caller's own key is kept");
+        assert_eq!(meta["progressToken"], 1);
+        assert_eq!(message["params"]["clientInfo"]["name"], "c", "the params themselves are unchanged");
+    }
+
+    #[test]
+    fn a_message_without_a_version_is_left_alone() {
+        let mut message = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+        assert_eq!(add_to_handshake(&mut message), None);
+        assert_eq!(message, json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
     }
 }

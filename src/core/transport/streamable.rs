@@ -18,6 +18,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use sse_stream::{Sse, SseStream};
 
 use super::answer_watch::AnswerWatch;
+use super::envelope::add_to_handshake;
 use super::listener::{Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
 use super::reply::answer_with_id;
@@ -174,6 +175,20 @@ impl McpHttp {
         Ok(HttpResponse { status, headers, url, body: futures::stream::once(async move { Ok(body) }).boxed() })
     }
 
+    /// The `initialize` request's body, with the headers every 2026-07-28 request carries
+    /// (`Mcp-Method`, `MCP-Protocol-Version` with the version it asks for) and the same facts in
+    /// its `_meta` (`envelope::add_to_handshake`): a server of that revision then refuses the
+    /// handshake by its own rules and names what it supports (the era layer moves on), and a
+    /// handshake-era server answers as it always did.
+    fn handshake_body(&self, message: &ClientJsonRpcMessage, req: &mut HttpRequest) -> serde_json::Result<Vec<u8>> {
+        let mut value = serde_json::to_value(message)?;
+        if let Some(version) = add_to_handshake(&mut value) {
+            req.set_header("mcp-protocol-version", version);
+        }
+        req.set_header("mcp-method", "initialize");
+        serde_json::to_vec(&value)
+    }
+
     async fn send(&self, req: HttpRequest) -> HttpResult<HttpResponse> {
         let response = self.net.send(req).await.map_err(StreamableHttpError::Client)?;
         if let Some(id) = response.header(SESSION_HEADER) {
@@ -265,7 +280,7 @@ impl StreamableHttpClient for McpHttp {
         let expects_answer = matches!(message, JsonRpcMessage::Request(_));
         req.set_header("accept", "application/json, text/event-stream");
         req.set_header("content-type", "application/json");
-        req.body = Some(Bytes::from(serde_json::to_vec(&message)?));
+        req.body = Some(Bytes::from(if handshake { self.handshake_body(&message, &mut req)? } else { serde_json::to_vec(&message)? }));
         // The session is not quiet while a POST runs (its event stream included).
         let in_flight = self.listener.post_started();
         let deadline = match &message {
