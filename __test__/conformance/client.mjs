@@ -8,7 +8,7 @@
 // CONFORMANCE_PIN=1 (set by our runner, not the suite), in which case a scenario the suite runs
 // at the stateless revision (MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28) gets
 // `protocolVersion: '2026-07-28'`, as a user who knows the server is modern would write.
-import { createSign, randomUUID } from 'node:crypto';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { MCPClient, MCPOAuthClientProvider } from '../../index.mjs';
 
 const serverUrl = process.argv[process.argv.length - 1];
@@ -41,18 +41,6 @@ function oauthProvider() {
     // The DPoP scenarios ask for sender-constrained tokens (RFC 9449).
     dpop: scenario.startsWith('auth/dpop'),
   });
-}
-
-const b64url = (data) => Buffer.from(data).toString('base64url');
-
-/** A signed JWT (RFC 7523 client assertion), ES256 or RS256, with node:crypto. */
-function signJwt(claims, pem, alg) {
-  const header = b64url(JSON.stringify({ alg, typ: 'JWT' }));
-  const body = b64url(JSON.stringify(claims));
-  const signer = createSign('SHA256');
-  signer.update(`${header}.${body}`);
-  const signature = signer.sign(alg.startsWith('ES') ? { key: pem, dsaEncoding: 'ieee-p1363' } : pem);
-  return `${header}.${body}.${b64url(signature)}`;
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -91,21 +79,12 @@ const basicAuthentication = (headers) => {
 
 /** The grants of the suite's extension scenarios, each as its extension describes it. */
 const grants = {
-  // SEP-1046: client credentials, with a secret or a private_key_jwt assertion the application
-  // signs with its own key.
-  'auth/client-credentials-basic': () =>
-    grantProvider({ prepare: (scope) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }), authenticate: basicAuthentication }),
+  // SEP-1046: client credentials, with a secret or a private_key_jwt assertion signed with the
+  // application's key: the official SDK's own providers (`@modelcontextprotocol/sdk`, which
+  // `@mastra/mcp` 1.18 brings), handed to our client as they are.
+  'auth/client-credentials-basic': () => new ClientCredentialsProvider({ clientId: context.client_id, clientSecret: context.client_secret }),
   'auth/client-credentials-jwt': () =>
-    grantProvider({
-      prepare: (scope) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
-      authenticate: (headers, params, url, metadata) => {
-        const now = Math.floor(Date.now() / 1000);
-        const claims = { iss: context.client_id, sub: context.client_id, aud: metadata?.issuer ?? String(url), iat: now, exp: now + 300, jti: randomUUID() };
-        params.set('client_id', context.client_id);
-        params.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-        params.set('client_assertion', signJwt(claims, context.private_key_pem, context.signing_algorithm ?? 'ES256'));
-      },
-    }),
+    new PrivateKeyJwtProvider({ clientId: context.client_id, privateKey: context.private_key_pem, algorithm: context.signing_algorithm ?? 'ES256' }),
   // Workload identity federation: the workload's JWT is the assertion of a JWT-bearer grant.
   'auth/wif-jwt-bearer': () =>
     grantProvider({ prepare: (scope) => new URLSearchParams({ grant_type: JWT_BEARER, assertion: context.valid_jwt, ...(scope ? { scope } : {}) }) }),
