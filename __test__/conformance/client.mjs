@@ -150,6 +150,23 @@ function argumentsFor(schema) {
 }
 
 /**
+ * What else the server offers, as a user browsing it would look: its resources (reading the
+ * first) and its prompts (rendering the first, each required argument filled in). A server
+ * without resources or prompts lists none.
+ */
+async function lookAround(client) {
+  const { resources } = await client.resources.listWithErrors();
+  const resource = resources.s?.[0];
+  if (resource) await client.resources.read('s', resource.uri);
+  const { prompts } = await client.prompts.listWithErrors();
+  const prompt = prompts.s?.[0];
+  if (prompt) {
+    const args = Object.fromEntries((prompt.arguments ?? []).filter((a) => a.required).map((a) => [a.name, 'conformance']));
+    await client.prompts.get({ serverName: 's', name: prompt.name, args });
+  }
+}
+
+/**
  * Skills (SEP-2640), as a user would use them: browse what the server offers (a listing reads
  * no file); in the verify scenarios the user also picks the skill offered, loads it and reads its
  * files. Verification is the client's: a skill that fails it does not load, so none of its files
@@ -202,6 +219,7 @@ async function main() {
       if (!tool) throw new Error(`the server did not list the tool ${name}`);
       await withAuthRetry(() => tool.execute(args, {}));
     }
+    await lookAround(client);
     await useSkills(client);
   } finally {
     await client.disconnect();
