@@ -27,7 +27,10 @@ function skills(host, only) {
   const listOne = (serverName) => run(host, 'MCP_CLIENT_LIST_SKILLS_FAILED', { serverName }, () => host.native.listSkills(serverName));
   const get = (serverName, uri) => run(host, 'MCP_CLIENT_GET_SKILL_FAILED', { serverName, uri }, () => host.native.getSkill(serverName, String(uri)));
   const load = async (serverName, skill) => {
-    const uri = typeof skill === 'string' ? skill : skill?.uri;
+    if (typeof skill !== 'string' && (skill === null || typeof skill !== 'object')) {
+      throw new TypeError(`skills.load(${JSON.stringify(serverName)}, skill): skill must be an entry from skills.list() or the URI of a SKILL.md`);
+    }
+    const uri = typeof skill === 'string' ? skill : skill.uri;
     const loaded = await run(host, 'MCP_CLIENT_LOAD_SKILL_FAILED', { serverName, uri }, () => host.native.loadSkill(serverName, skill));
     return loadedSkill(host, serverName, loaded);
   };
