@@ -177,6 +177,12 @@ pub fn seed_answer(shared: &HandlerShared, answer: &Value) -> bool {
     }
 }
 
+/// The `server/discover` answer a connect has at hand: this client's last one, else another
+/// client's of `endpoint` as far as it allows.
+pub fn answer_at_hand(shared: &HandlerShared, endpoint: Option<&Endpoint>) -> Option<RxJsonRpcMessage<RoleClient>> {
+    last_answer(shared).or_else(|| endpoint.and_then(lookup))
+}
+
 /// Forgets this client's last discover answer (its era is being learned again).
 pub fn forget_answer(shared: &HandlerShared) {
     set_last_answer(shared, None);
@@ -187,17 +193,25 @@ pub fn forget_answer(shared: &HandlerShared) {
 pub struct Remembered {
     shared: Arc<HandlerShared>,
     endpoint: Option<Endpoint>,
+    /// The answer a connect's plan found at hand, for its first `server/discover`.
+    planned: Mutex<Option<ServerJsonRpcMessage>>,
 }
 
 impl Remembered {
     pub fn new(shared: Arc<HandlerShared>, endpoint: Option<Endpoint>) -> Self {
-        Remembered { shared, endpoint }
+        Remembered { shared, endpoint, planned: Mutex::new(None) }
+    }
+
+    /// With the answer a plan found at hand: the first `server/discover` is answered from it.
+    pub fn with_answer(self, planned: Option<ServerJsonRpcMessage>) -> Self {
+        Remembered { planned: Mutex::new(planned), ..self }
     }
 }
 
 impl DiscoverAnswers for Remembered {
     fn known(&self) -> Option<ServerJsonRpcMessage> {
-        let known = last_answer(&self.shared).or_else(|| self.endpoint.as_ref().and_then(lookup));
+        let planned = self.planned.lock().ok().and_then(|mut p| p.take());
+        let known = planned.or_else(|| answer_at_hand(&self.shared, self.endpoint.as_ref()));
         if known.is_some() {
             tracing::debug!(server = %self.shared.server, "server/discover answered from what this server said before");
         }

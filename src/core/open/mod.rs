@@ -7,10 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::service::{ClientInitializeError, RoleClient, RunningService};
-use rmcp::ServiceExt;
-use tokio::io::AsyncReadExt;
 
 mod failure;
+mod sse;
 
 use super::auth::bearer::BearerClient;
 use super::auth::{AuthState, BeginError, OAuthSession};
@@ -20,11 +19,11 @@ use super::era::{
     handshake_first::HandshakeFirst,
     known::{Endpoint, Remembered, ReuseDiscover},
     probe_window::ProbeWindow,
-    Start,
+    Era, Lesson, Outcome, Plan, Start,
 };
 use super::error::{ErrorKind, McpError, Result};
 use super::handler::{Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
-use super::net::{NetClient, NetError};
+use super::net::NetClient;
 use super::observe;
 use super::transport::lane::Lane;
 use super::transport::listener::Listener;
@@ -32,11 +31,13 @@ use super::transport::observed::Observed;
 use super::transport::pipe::PipeTransport;
 use super::transport::resume::Resume;
 use super::transport::streamable::McpHttp;
-use super::transport::{sse, stdio, streamable};
+use super::transport::{stdio, streamable};
+use rmcp::model::ServerJsonRpcMessage;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 
-use failure::{both_failed, classify, hung_up, net_failure, refuses_handshake, timed_out, Failure};
+use failure::{both_failed, classify, hung_up, refuses_handshake, timed_out, Failure};
 pub use failure::{error_and_causes, net_error};
+use sse::open_sse;
 
 pub type Service = RunningService<RoleClient, Handler>;
 
@@ -72,50 +73,68 @@ pub fn starts_stateless(shared: &HandlerShared) -> bool {
     era::start(shared) == Start::Discover
 }
 
-/// Opens a session of the server (see `open_any`) and remembers its era: the next connect to
+/// Opens a session of the server: decide, then do, then learn once. The era layer makes the
+/// connect's plan from what it knows (`era::plan`), `open_any` runs it and notes what refused
+/// and what worked, and the era layer takes that outcome (`era::learn`): the next connect to
 /// this server starts the way this one ended.
 pub async fn open_session(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Opened> {
-    let mut opened = open_any(config, shared.clone(), request_timeout_ms, remote).await?;
-    let version = opened.service.peer().peer_info().map(|i| i.protocol_version.to_string());
-    opened.modern = version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
-    era::remember(&shared, opened.modern);
-    Ok(opened)
+    let endpoint = match &config.spec {
+        Ok(ServerSpec::Http(spec)) => endpoint_of(spec),
+        _ => None,
+    };
+    let plan = era::plan(&shared, endpoint.as_ref());
+    let mut outcome = Outcome::default();
+    let opened = open_any(config, shared.clone(), request_timeout_ms, remote, plan, &mut outcome).await;
+    era::learn(&shared, outcome);
+    opened
 }
 
-/// Starts the transport and the session: stdio, or Streamable HTTP with the SSE fallback.
-async fn open_any(config: ServerConfig, shared: Arc<HandlerShared>, request_timeout_ms: u64, remote: Option<Remote>) -> Result<Opened> {
+/// Runs a connect's plan: stdio, or Streamable HTTP with the SSE fallback; notes in `outcome`
+/// what each start showed and the era the session opened in.
+async fn open_any(
+    config: ServerConfig,
+    shared: Arc<HandlerShared>,
+    request_timeout_ms: u64,
+    remote: Option<Remote>,
+    mut plan: Plan,
+    outcome: &mut Outcome,
+) -> Result<Opened> {
     let name = config.name.clone();
     let spec = config.spec()?.clone();
     shared.diagnostic("debug", "Connecting to MCP server");
     let handler = Handler { shared: shared.clone() };
-    match spec {
+    // The answer at hand serves the first start only: a later one asks what is known then.
+    let answer = plan.discover.take();
+    let mut opened = match spec {
         ServerSpec::Stdio(spec) => {
             let budget = Budget::new(request_timeout_ms);
-            let before = era::start(&shared);
-            match open_stdio(&name, &spec, handler.clone(), shared.clone(), request_timeout_ms, &budget).await {
-                Err(first) if era::learned(&before, &shared) => {
-                    shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
-                    observe::note_event("mcp.client.era_fallback", || observe::reason(first.message.clone()));
-                    let retried = open_stdio(&name, &spec, handler, shared.clone(), request_timeout_ms, &budget).await;
-                    if retried.is_err() {
-                        era::forget(&shared);
+            match open_stdio(&name, &spec, handler.clone(), (&plan.first, answer), request_timeout_ms, &budget, outcome).await {
+                Err(first) => match plan.after(&outcome.shown_since(0)) {
+                    Some(next) => {
+                        shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
+                        observe::note_event("mcp.client.era_fallback", || observe::reason(first.message.clone()));
+                        let retried = open_stdio(&name, &spec, handler, (next, None), request_timeout_ms, &budget, outcome).await;
+                        if retried.is_err() {
+                            outcome.note(Lesson::Forget);
+                        }
+                        retried
                     }
-                    retried
-                }
+                    None => Err(first),
+                },
                 other => other,
             }
         }
         ServerSpec::Http(spec) => {
             let remote = remote.ok_or_else(|| McpError::invalid_config(&name, "internal: no HTTP client for a url server"))?;
             let oauth = remote.oauth.clone();
-            let mut result = open_http(&name, &spec, handler.clone(), request_timeout_ms, remote.clone()).await;
+            let mut result = open_http(&name, &spec, handler.clone(), request_timeout_ms, remote.clone(), (&plan, answer), outcome).await;
             // A provider without a browser step (client credentials) gets tokens now; the
             // connect is tried once more with them.
             if let (Err(Failure { auth: Some(challenge), .. }), Some(session)) = (&result, &oauth) {
                 match session.authorize_without_browser(challenge.as_deref()).await {
                     Ok(true) => {
                         observe::note_event("mcp.client.oauth.token", || observe::reason("tokens obtained without a browser; connecting again"));
-                        result = open_http(&name, &spec, handler, request_timeout_ms, remote).await;
+                        result = open_http(&name, &spec, handler, request_timeout_ms, remote, (&plan, None), outcome).await;
                     }
                     Ok(false) => {}
                     Err(BeginError::Policy { id, message }) => return Err(McpError::new(ErrorKind::Policy(id), &name, message).in_connect()),
@@ -132,22 +151,33 @@ async fn open_any(config: ServerConfig, shared: Arc<HandlerShared>, request_time
                 (Err(failure), _) => Err(failure.error),
             }
         }
-    }
+    }?;
+    let version = opened.service.peer().peer_info().map(|i| i.protocol_version.to_string());
+    opened.modern = version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
+    outcome.note(Lesson::Opened { modern: opened.modern });
+    Ok(opened)
 }
 
-/// Spawns a stdio server and starts its session.
+/// Where a `url` server's discover answers may be shared (see `era::known::Endpoint`).
+fn endpoint_of(spec: &HttpSpec) -> Option<Endpoint> {
+    Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch)
+}
+
+/// Spawns a stdio server and starts its session as `start` (with the discover answer at hand).
 async fn open_stdio(
     name: &str,
     spec: &super::config::StdioSpec,
     handler: Handler,
-    shared: Arc<HandlerShared>,
+    starting: (&Start, Option<ServerJsonRpcMessage>),
     request_timeout_ms: u64,
     budget: &Budget,
+    outcome: &mut Outcome,
 ) -> Result<Opened> {
-    let start = era::start(&shared);
+    let (start, answer) = starting;
+    let shared = handler.shared.clone();
     let mut spawned = stdio::spawn(name, spec)?;
     if let Some(stderr) = spawned.stderr.take() {
-        forward_stderr(shared.clone(), stderr);
+        stdio::forward_stderr(shared.clone(), stderr);
     }
     let transport = PipeTransport::over_spawned(spawned, shared.clone());
     let lane = transport.lane();
@@ -155,16 +185,16 @@ async fn open_stdio(
     let service = match start {
         Start::HandshakeFirst => {
             let initialize = rmcp::handler::client::ClientHandler::get_info(&handler);
-            handshake(name, handler, HandshakeFirst::new(transport, initialize), &start, lifecycle, request_timeout_ms, budget).await
+            handshake(name, handler, HandshakeFirst::new(transport, initialize), start, lifecycle, request_timeout_ms, budget, outcome).await
         }
         Start::Probe => {
             let writer = transport.writer();
             let window = ProbeWindow::new(transport, Box::new(move || writer.unread()));
-            handshake(name, handler, window, &start, lifecycle, request_timeout_ms, budget).await
+            handshake(name, handler, window, start, lifecycle, request_timeout_ms, budget, outcome).await
         }
         Start::Handshake | Start::Discover => {
-            let transport = ReuseDiscover::new(transport, Remembered::new(shared.clone(), None));
-            handshake(name, handler, transport, &start, lifecycle, request_timeout_ms, budget).await
+            let transport = ReuseDiscover::new(transport, Remembered::new(shared.clone(), None).with_answer(answer));
+            handshake(name, handler, transport, start, lifecycle, request_timeout_ms, budget, outcome).await
         }
     };
     let service = service.map_err(|f| f.error)?;
@@ -185,8 +215,18 @@ async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failur
     error
 }
 
-async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeout_ms: u64, remote: Remote) -> std::result::Result<Opened, Failure> {
-    let net = remote.net;
+/// Runs a `url` server's plan (`planned`: the plan and the discover answer at hand for its first start).
+async fn open_http(
+    name: &str,
+    spec: &HttpSpec,
+    handler: Handler,
+    request_timeout_ms: u64,
+    remote: Remote,
+    planned: (&Plan, Option<ServerJsonRpcMessage>),
+    outcome: &mut Outcome,
+) -> std::result::Result<Opened, Failure> {
+    let (plan, answer) = planned;
+    let net = remote.net.clone();
     // Checked before any transport exists, like the anchor's up-front check.
     net.policy().check(&spec.url, super::net::policy::BlockedBecause::NotSent).map_err(|e| Failure {
         error: net_error(name, &e),
@@ -202,35 +242,34 @@ async fn open_http(name: &str, spec: &HttpSpec, handler: Handler, request_timeou
     let session = Arc::new(Mutex::new(None));
     let listener = Listener::default();
     let resume = Resume::default();
-    let before = era::start(&handler.shared);
     let parts = SessionParts { session: &session, listener: &listener, resume: &resume };
-    let mut attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &parts, &budget).await?;
+    let seen = outcome.lessons.len();
+    let mut attempt = open_streamable(name, spec, &handler, (&remote, &parts), &budget, (&plan.first, answer), outcome).await?;
     if let Err(first) = &attempt {
         // A server of the handshake era may refuse `server/discover` before `initialize` at the
         // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is
-        // remembered as such, and the handshake follows (then, if that fails too, the SSE
+        // noted as such, and the handshake follows (then, if that fails too, the SSE
         // fallback). An authorization challenge (401, 403) is not about the era. A refused
-        // handshake was learned from in `handshake`: 2026-07-28 follows on the same endpoint.
-        if before == Start::Probe && era::probe_refused(first.error.http_status) {
-            era::remember(&handler.shared, false);
+        // handshake was noted in `handshake`: 2026-07-28 follows on the same endpoint.
+        if plan.first == Start::Probe && era::probe_refused(first.error.http_status) {
+            outcome.note(Lesson::Shown { era: Era::Legacy, refused_handshake: false });
         }
-        if era::learned(&before, &handler.shared) {
+        if let Some(next) = plan.after(&outcome.shown_since(seen)) {
             handler.shared.diagnostic("debug", format!("Protocol start failed ({}); starting again", first.error.message));
             observe::note_event("mcp.client.era_fallback", || observe::reason(first.error.message.clone()));
-            attempt = open_streamable(name, spec, &handler, &remote.oauth, &net, &parts, &budget).await?;
+            attempt = open_streamable(name, spec, &handler, (&remote, &parts), &budget, (next, None), outcome).await?;
             if attempt.is_err() {
-                era::forget(&handler.shared);
+                outcome.note(Lesson::Forget);
             }
         }
     }
-    let pinned_modern = handler.shared.pinned_version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
     match attempt {
         Ok(service) => {
             let resume = remote.oauth.is_none().then_some(resume);
             Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener), sse: false, resume })
         }
         // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
-        Err(first) if first.falls_back && !pinned_modern => {
+        Err(first) if first.falls_back && plan.sse_fallback => {
             handler.shared.diagnostic("debug", format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message));
             observe::note_event("mcp.client.transport_fallback", || observe::reason(first.error.message.clone()));
             if budget.remaining_ms() == 0 {
@@ -256,14 +295,24 @@ pub struct SessionParts<'a> {
 
 /// Our HTTP client of one Streamable HTTP session.
 pub fn mcp_http(spec: &HttpSpec, shared: &Arc<HandlerShared>, net: &NetClient, parts: &SessionParts) -> McpHttp {
-    let endpoint = Endpoint::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch);
+    mcp_http_answered(spec, shared, net, parts, None)
+}
+
+/// `mcp_http`, its first `server/discover` answered from `answer` when there is one.
+fn mcp_http_answered(
+    spec: &HttpSpec,
+    shared: &Arc<HandlerShared>,
+    net: &NetClient,
+    parts: &SessionParts,
+    answer: Option<ServerJsonRpcMessage>,
+) -> McpHttp {
     McpHttp {
         net: net.clone(),
         session: parts.session.clone(),
         scope_refusal: super::auth::challenge::scope_refusal,
         challenge_headers: super::auth::challenge::CHALLENGE_HEADERS,
         listener: parts.listener.clone(),
-        discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint))),
+        discover: Some(Arc::new(Remembered::new(shared.clone(), endpoint_of(spec)).with_answer(answer))),
         reach: Default::default(),
         resume: parts.resume.clone(),
     }
@@ -302,96 +351,35 @@ pub async fn resume_streamable(
     })
 }
 
-/// One Streamable HTTP connect. The outer error is final (OAuth could not even start).
+/// One Streamable HTTP connect, started as `start` (with the discover answer at hand). The
+/// outer error is final (OAuth could not even start).
 async fn open_streamable(
     name: &str,
     spec: &HttpSpec,
     handler: &Handler,
-    oauth: &Option<Arc<OAuthSession>>,
-    net: &NetClient,
-    parts: &SessionParts<'_>,
+    (remote, parts): (&Remote, &SessionParts<'_>),
     budget: &Budget,
+    starting: (&Start, Option<ServerJsonRpcMessage>),
+    outcome: &mut Outcome,
 ) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
+    let (start, answer) = starting;
+    let (oauth, net) = (&remote.oauth, &remote.net);
     let shared = handler.shared.clone();
-    let start = era::start(&shared);
-    let http = mcp_http(spec, &shared, net, parts);
+    let http = mcp_http_answered(spec, &shared, net, parts, answer);
     // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
     // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
-    let lifecycle = if start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
+    let lifecycle = if *start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
     Ok(match oauth {
         Some(oauth) => {
             let client = BearerClient::new(http, oauth.clone());
             let transport = streamable::transport(&spec.url, client);
-            handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
+            handshake(name, handler.clone(), Observed::new(transport, shared), start, lifecycle, spec.connect_timeout_ms, budget, outcome).await
         }
         None => {
             let transport = streamable::transport(&spec.url, http);
-            handshake(name, handler.clone(), Observed::new(transport, shared), &start, lifecycle, spec.connect_timeout_ms, budget).await
+            handshake(name, handler.clone(), Observed::new(transport, shared), start, lifecycle, spec.connect_timeout_ms, budget, outcome).await
         }
     })
-}
-
-async fn open_sse(
-    name: &str,
-    spec: &HttpSpec,
-    handler: Handler,
-    budget: &Budget,
-    net: NetClient,
-    oauth: Option<&OAuthSession>,
-) -> std::result::Result<Opened, Failure> {
-    let shared = handler.shared.clone();
-    // A legacy SSE session keeps connections of its own, closed with it: a server that holds one
-    // SSE session at a time (1.18's MCPServer) must see the old stream's connection go before a
-    // reconnect's new stream arrives.
-    let net = net.with_own_pool();
-    let work = async {
-        let net = match oauth {
-            Some(session) => match session.access_token().await {
-                Some(token) => net.with_header("authorization", format!("Bearer {token}")),
-                None => net,
-            },
-            None => net,
-        };
-        let transport = connect_sse_riding_restarts(&spec.url, net, &shared, budget).await.map_err(|e| net_failure(name, &e))?;
-        shared.sse_reached.store(true, std::sync::atomic::Ordering::SeqCst);
-        handler.serve(Observed::new(transport, shared)).await.map_err(|e| classify(name, &e))
-    };
-    match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
-        Ok(Err(f)) => Err(f),
-        Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
-    }
-}
-
-/// Opens a legacy SSE stream. A server this client reached before that is now unreachable (no
-/// connection could be opened: it is restarting) is tried again with a backoff (50 ms doubling
-/// to 500 ms) until it answers or the connect's budget is nearly spent (it then fails saying how
-/// long the server was unreachable); a server never reached fails at once.
-async fn connect_sse_riding_restarts(
-    url: &url::Url,
-    net: NetClient,
-    shared: &HandlerShared,
-    budget: &Budget,
-) -> std::result::Result<sse::SseTransport, NetError> {
-    use crate::core::transport::reachability::{FIRST_BACKOFF, MAX_BACKOFF};
-    let since = tokio::time::Instant::now();
-    // Given up a little before the budget ends (at most a tenth of it), so the caller hears why.
-    let give_up = budget.deadline.checked_sub(Duration::from_millis(100.min(budget.total_ms / 10))).unwrap_or(budget.deadline);
-    let mut backoff = FIRST_BACKOFF;
-    loop {
-        match sse::connect(url, net.clone()).await {
-            Err(NetError::Unreachable(why)) if shared.sse_reached.load(std::sync::atomic::Ordering::SeqCst) => {
-                if tokio::time::Instant::now() + backoff >= give_up {
-                    let ms = since.elapsed().as_millis();
-                    return Err(NetError::Unreachable(format!("the server was unreachable for {ms} ms ({why})")));
-                }
-                tracing::debug!(server = %shared.server, "SSE server unreachable ({why}); trying again in {backoff:?}");
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-            }
-            other => return other,
-        }
-    }
 }
 
 /// The time a whole connect may take: every attempt of it ends by one deadline.
@@ -411,7 +399,8 @@ impl Budget {
 }
 
 /// Starts a session over `transport` (`lifecycle`: how, for the era start `start`) within
-/// `timeout_ms`, and within the connect budget; learns the era from a negotiating start's failure.
+/// `timeout_ms`, and within the connect budget; notes the era a negotiating start's failure shows.
+#[allow(clippy::too_many_arguments)]
 async fn handshake<T, E, A>(
     name: &str,
     handler: Handler,
@@ -420,6 +409,7 @@ async fn handshake<T, E, A>(
     lifecycle: ClientLifecycleMode,
     timeout_ms: u64,
     budget: &Budget,
+    outcome: &mut Outcome,
 ) -> std::result::Result<Service, Failure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -432,17 +422,19 @@ where
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => {
             match start {
-                Start::Probe => era::learn_from_probe(
-                    &shared,
-                    &e,
-                    |e| matches!(e, ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref())),
-                ),
+                Start::Probe => {
+                    let hung_up =
+                        |e: &ClientInitializeError| matches!(e, ClientInitializeError::TransportError { error, .. } if hung_up(error.error.as_ref()));
+                    if let Some(era) = era::probe_shows(&e, hung_up) {
+                        outcome.note(Lesson::Shown { era, refused_handshake: false });
+                    }
+                }
                 Start::HandshakeFirst if refuses_handshake(&e) => {
                     shared.diagnostic(
                         "debug",
                         "The server refused the initialize handshake as a 2026-07-28 server does; continuing with server/discover",
                     );
-                    era::refused_handshake(&shared);
+                    outcome.note(Lesson::Shown { era: Era::Modern, refused_handshake: true });
                 }
                 _ => {}
             }
@@ -451,20 +443,4 @@ where
         // No answer at all: as with a refused connection, another transport may still work.
         Err(_) => Err(Failure { error: timed_out(name, reported_ms, "initialize"), falls_back: true, auth: None }),
     }
-}
-
-/// Pumps a child's stderr into the event sink until EOF.
-fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: tokio::process::ChildStderr) {
-    tokio::spawn(async move {
-        let mut buf = vec![0u8; 8192];
-        loop {
-            match stderr.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    shared.note_stderr(&buf[..n]);
-                    shared.sink.stderr(&shared.server, buf[..n].to_vec());
-                }
-            }
-        }
-    });
 }
