@@ -5,7 +5,7 @@
 //! answer at hand) into a [`Plan`]: the first start, the one start that follows when the first
 //! one fails teaching the era, whether the legacy SSE transport may follow, and the discover
 //! answer to reuse. `open` runs it without asking this layer anything more, noting in an
-//! [`Outcome`] what refused and what worked; [`learn`] takes that outcome once, at the end.
+//! [`Outcome`] what refused and what worked; `era::learn` takes that outcome once, at the end.
 
 use std::sync::atomic::Ordering;
 
@@ -13,6 +13,7 @@ use rmcp::model::ServerJsonRpcMessage;
 
 use super::known::{self, Endpoint};
 use super::{Start, AUTO};
+use crate::core::config::ServerSpec;
 use crate::core::handler::{HandlerShared, MODERN_PROTOCOL_VERSION};
 
 /// Which era a failed start showed the server to be in.
@@ -114,8 +115,17 @@ impl Known {
     }
 }
 
+/// The plan of this server's next connect.
+pub fn plan(shared: &HandlerShared, spec: &ServerSpec) -> Plan {
+    let endpoint = match spec {
+        ServerSpec::Http(spec) => Endpoint::of(spec),
+        ServerSpec::Stdio(_) => None,
+    };
+    plan_at(shared, endpoint.as_ref())
+}
+
 /// The plan of this server's next connect (`endpoint`: where its discover answers may be shared).
-pub fn plan(shared: &HandlerShared, endpoint: Option<&Endpoint>) -> Plan {
+fn plan_at(shared: &HandlerShared, endpoint: Option<&Endpoint>) -> Plan {
     Known::of(shared).plan(known::answer_at_hand(shared, endpoint))
 }
 
@@ -131,7 +141,7 @@ pub enum Lesson {
     Opened { modern: bool },
 }
 
-/// What a connect showed, handed to [`learn`] once at its end.
+/// What a connect showed, handed to `era::learn` once at its end.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outcome {
     pub lessons: Vec<Lesson>,
@@ -154,31 +164,11 @@ impl Outcome {
     }
 }
 
-/// Takes what a connect showed: the next connect to this server starts the way this one ended.
-pub fn learn(shared: &HandlerShared, outcome: Outcome) {
-    for lesson in outcome.lessons {
-        match lesson {
-            Lesson::Shown { era, refused_handshake } => {
-                super::remember(shared, era == Era::Modern);
-                if refused_handshake {
-                    // This client's next connects, and every later client of its URL in this
-                    // process, start with `server/discover` (a dual-era server, which takes the
-                    // handshake, is never recorded so).
-                    if let Some(url) = &shared.endpoint {
-                        known::set_modern_endpoint(url, true);
-                    }
-                }
-            }
-            Lesson::Forget => super::forget(shared),
-            Lesson::Opened { modern } => super::remember(shared, modern),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::era::known::Remembered;
+    use crate::core::era::learn;
     use crate::core::transport::streamable::DiscoverAnswers;
     use std::sync::Arc;
 
@@ -235,19 +225,19 @@ mod tests {
     fn a_refusal_seen_makes_the_next_connect_discover_at_once() {
         let url = "http://127.0.0.1:1/plan-refusal";
         let shared = shared(serde_json::json!({ "url": url }));
-        assert_eq!(plan(&shared, None).first, Start::HandshakeFirst);
+        assert_eq!(plan_at(&shared, None).first, Start::HandshakeFirst);
         let mut outcome = Outcome::default();
         outcome.note(Lesson::Shown { era: Era::Modern, refused_handshake: true });
         assert_eq!(outcome.shown_since(0), vec![Era::Modern]);
         learn(&shared, outcome);
-        assert_eq!(plan(&shared, None).first, Start::Discover);
+        assert_eq!(plan_at(&shared, None).first, Start::Discover);
         let other = self::shared(serde_json::json!({ "url": url }));
-        assert_eq!(plan(&other, None).first, Start::Discover, "another client of the URL starts with server/discover too");
+        assert_eq!(plan_at(&other, None).first, Start::Discover, "another client of the URL starts with server/discover too");
         // A second start that failed as well: nothing was learned.
         let mut outcome = Outcome::default();
         outcome.note(Lesson::Forget);
         learn(&shared, outcome);
-        assert_eq!((plan(&shared, None).first, plan(&other, None).first), (Start::HandshakeFirst, Start::HandshakeFirst));
+        assert_eq!((plan_at(&shared, None).first, plan_at(&other, None).first), (Start::HandshakeFirst, Start::HandshakeFirst));
     }
 
     #[test]
@@ -256,9 +246,9 @@ mod tests {
         let mut outcome = Outcome::default();
         outcome.note(Lesson::Shown { era: Era::Legacy, refused_handshake: false });
         outcome.note(Lesson::Opened { modern: false });
-        assert_eq!(plan(&shared, None).first, Start::Probe, "nothing is learned before the outcome");
+        assert_eq!(plan_at(&shared, None).first, Start::Probe, "nothing is learned before the outcome");
         learn(&shared, outcome);
-        assert_eq!(plan(&shared, None).first, Start::HandshakeFirst);
+        assert_eq!(plan_at(&shared, None).first, Start::HandshakeFirst);
     }
 
     #[test]
@@ -268,11 +258,11 @@ mod tests {
         let writer = shared(serde_json::json!({ "url": url.as_str() }));
         Remembered::new(writer, endpoint.clone()).remember(&discover_answer(40));
         let reader = shared(serde_json::json!({ "url": url.as_str() }));
-        assert!(plan(&reader, endpoint.as_ref()).discover.is_some(), "another client's public answer, while fresh");
+        assert!(plan_at(&reader, endpoint.as_ref()).discover.is_some(), "another client's public answer, while fresh");
         std::thread::sleep(std::time::Duration::from_millis(60));
-        assert!(plan(&reader, endpoint.as_ref()).discover.is_none(), "expired: the probe goes out");
+        assert!(plan_at(&reader, endpoint.as_ref()).discover.is_none(), "expired: the probe goes out");
         let own = shared(serde_json::json!({ "url": url.as_str() }));
         Remembered::new(own.clone(), None).remember(&discover_answer(0));
-        assert!(plan(&own, None).discover.is_some(), "this client's own last answer has no expiry");
+        assert!(plan_at(&own, None).discover.is_some(), "this client's own last answer has no expiry");
     }
 }

@@ -5,14 +5,35 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-use super::failure::{classify, net_failure, timed_out, Failure};
-use super::{Budget, Opened};
+use super::failure::{both_failed, classify, net_failure, timed_out, Failure};
+use super::parts::{Budget, Opened};
 use crate::core::auth::OAuthSession;
 use crate::core::config::HttpSpec;
+use crate::core::error::{ErrorKind, McpError};
 use crate::core::handler::{Handler, HandlerShared};
 use crate::core::net::{NetClient, NetError};
 use crate::core::transport::observed::Observed;
 use crate::core::transport::sse;
+
+/// The SSE fallback of a Streamable HTTP connect that failed (`first`), within what is left of
+/// the connect's budget; a failure names both transports' errors.
+pub(super) async fn fall_back(
+    name: &str,
+    spec: &HttpSpec,
+    handler: Handler,
+    budget: &Budget,
+    net: NetClient,
+    oauth: Option<&OAuthSession>,
+    first: Failure,
+) -> std::result::Result<Opened, Failure> {
+    let second = if budget.remaining_ms() == 0 {
+        let error = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
+        Err(Failure { error, falls_back: false, auth: None })
+    } else {
+        open_sse(name, spec, handler, budget, net, oauth).await
+    };
+    second.map_err(|second| Failure { auth: second.auth.clone(), error: both_failed(name, first.error, second.error), falls_back: false })
+}
 
 /// A legacy SSE connect within `budget` (its bearer token, if any, on the stream's request).
 pub(super) async fn open_sse(
