@@ -22,6 +22,7 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 
+use crate::core::config::HttpSpec;
 use crate::core::handler::HandlerShared;
 use crate::core::schema_key::schema_key;
 use crate::core::transport::reply::answer_with_id;
@@ -104,6 +105,11 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// A `url` server's: its requests carry credentials beyond its headers with OAuth or a custom `fetch`.
+    pub fn of(spec: &HttpSpec) -> Option<Self> {
+        Self::new(&spec.url, &spec.headers, spec.oauth || spec.custom_fetch)
+    }
+
     /// `headers`: the server's configured headers; `opaque_credentials`: its requests may carry
     /// credentials not among them (OAuth tokens, a custom `fetch`): it shares nothing.
     pub fn new(url: &url::Url, headers: &[(String, String)], opaque_credentials: bool) -> Option<Self> {
@@ -177,9 +183,22 @@ pub fn seed_answer(shared: &HandlerShared, answer: &Value) -> bool {
     }
 }
 
-/// Forgets this client's last discover answer (its era is being learned again).
-pub fn forget_answer(shared: &HandlerShared) {
-    set_last_answer(shared, None);
+/// The `server/discover` answer a connect has at hand: this client's last one, else another
+/// client's of `endpoint` as far as it allows.
+pub fn answer_at_hand(shared: &HandlerShared, endpoint: Option<&Endpoint>) -> Option<RxJsonRpcMessage<RoleClient>> {
+    last_answer(shared).or_else(|| endpoint.and_then(lookup))
+}
+
+/// What a connect showed of what outlives a session: whether the server's URL is a modern-only
+/// one (`None`: nothing new), and whether this client's last discover answer is to be forgotten
+/// (its era is being learned again).
+pub fn settle(shared: &HandlerShared, modern_endpoint: Option<bool>, forget_answer: bool) {
+    if forget_answer {
+        set_last_answer(shared, None);
+    }
+    if let (Some(modern), Some(url)) = (modern_endpoint, &shared.endpoint) {
+        set_modern_endpoint(url, modern);
+    }
 }
 
 /// What one server's sessions know of its `server/discover` answers: this client's last one, then
@@ -187,17 +206,25 @@ pub fn forget_answer(shared: &HandlerShared) {
 pub struct Remembered {
     shared: Arc<HandlerShared>,
     endpoint: Option<Endpoint>,
+    /// The answer a connect's plan found at hand, for its first `server/discover`.
+    planned: Mutex<Option<ServerJsonRpcMessage>>,
 }
 
 impl Remembered {
     pub fn new(shared: Arc<HandlerShared>, endpoint: Option<Endpoint>) -> Self {
-        Remembered { shared, endpoint }
+        Remembered { shared, endpoint, planned: Mutex::new(None) }
+    }
+
+    /// With the answer a plan found at hand: the first `server/discover` is answered from it.
+    pub fn with_answer(self, planned: Option<ServerJsonRpcMessage>) -> Self {
+        Remembered { planned: Mutex::new(planned), ..self }
     }
 }
 
 impl DiscoverAnswers for Remembered {
     fn known(&self) -> Option<ServerJsonRpcMessage> {
-        let known = last_answer(&self.shared).or_else(|| self.endpoint.as_ref().and_then(lookup));
+        let planned = self.planned.lock().ok().and_then(|mut p| p.take());
+        let known = planned.or_else(|| answer_at_hand(&self.shared, self.endpoint.as_ref()));
         if known.is_some() {
             tracing::debug!(server = %self.shared.server, "server/discover answered from what this server said before");
         }

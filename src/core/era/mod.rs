@@ -13,6 +13,7 @@
 
 pub mod handshake_first;
 pub mod known;
+pub mod plan;
 pub mod probe_window;
 
 use std::sync::atomic::Ordering;
@@ -21,7 +22,8 @@ use rmcp::model::ProtocolVersion;
 use rmcp::service::ClientInitializeError;
 use rmcp::ClientLifecycleMode;
 
-use super::handler::{HandlerShared, MODERN_PROTOCOL_VERSION};
+use super::handler::HandlerShared;
+pub use plan::{plan, Era, Lesson, Outcome, Plan};
 
 /// The `protocolVersion` value that probes with `server/discover` first.
 pub const AUTO: &str = "auto";
@@ -59,21 +61,7 @@ impl Start {
 
 /// How the next session of this server starts.
 pub fn start(shared: &HandlerShared) -> Start {
-    let pinned = shared.pinned_version.as_deref();
-    let negotiated = matches!(pinned, None | Some(AUTO));
-    match pinned {
-        Some(MODERN_PROTOCOL_VERSION) => Start::Discover,
-        // A server that did not take the probe is opened with the handshake first: a handshake-era
-        // server sees only the handshake, and a modern-only one (say, slow to start the first
-        // time) still refuses it and gets `server/discover`.
-        _ if negotiated && shared.legacy_era.load(Ordering::SeqCst) => Start::HandshakeFirst,
-        _ if negotiated && (shared.modern_era.load(Ordering::SeqCst) || shared.endpoint.as_deref().is_some_and(known::modern_endpoint)) => {
-            Start::Discover
-        }
-        Some(AUTO) => Start::Probe,
-        None => Start::HandshakeFirst,
-        _ => Start::Handshake,
-    }
+    plan::Known::of(shared).start()
 }
 
 /// Records the era a session opened in: the next connect starts that way.
@@ -82,31 +70,20 @@ pub fn remember(shared: &HandlerShared, modern: bool) {
     flag.store(true, Ordering::SeqCst);
 }
 
-/// Records that the server refused the handshake as a modern-only server does: this client's
-/// next connects, and every later client of its URL in this process, start with
-/// `server/discover` (a dual-era server, which takes the handshake, is never recorded so: with
-/// `protocolVersion` omitted it keeps getting the handshake first, as under 1.18).
-pub fn refused_handshake(shared: &HandlerShared) {
-    remember(shared, true);
-    if let Some(url) = &shared.endpoint {
-        known::set_modern_endpoint(url, true);
-    }
-}
-
-/// What a failed `'auto'` start says about the server's era (the caller then retries once, on a
+/// What a failed `'auto'` start shows of the server's era (the plan then starts once more, on a
 /// fresh transport): an answer to `server/discover` that is not a discover result means the
 /// handshake era, and so does a server that hangs up on the probe (some handshake-era servers
 /// exit on a request before `initialize`); a discover answer that came after rmcp's 10 s probe
 /// window (a slow-starting server) means 2026-07-28.
-pub fn learn_from_probe(shared: &HandlerShared, e: &ClientInitializeError, hung_up: impl Fn(&ClientInitializeError) -> bool) {
+pub fn probe_shows(e: &ClientInitializeError, hung_up: impl Fn(&ClientInitializeError) -> bool) -> Option<Era> {
     match e {
         ClientInitializeError::ExpectedInitResult(_)
         | ClientInitializeError::ExpectedInitResponse(_)
         | ClientInitializeError::UncorrelatedErrorResponse { .. }
-        | ClientInitializeError::ConnectionClosed(_) => remember(shared, false),
-        ClientInitializeError::TransportError { .. } if hung_up(e) => remember(shared, false),
-        ClientInitializeError::ConflictInitResponseId(..) => remember(shared, true),
-        _ => {}
+        | ClientInitializeError::ConnectionClosed(_) => Some(Era::Legacy),
+        ClientInitializeError::TransportError { .. } if hung_up(e) => Some(Era::Legacy),
+        ClientInitializeError::ConflictInitResponseId(..) => Some(Era::Modern),
+        _ => None,
     }
 }
 
@@ -130,20 +107,31 @@ pub fn http_refuses_handshake(status: Option<u16>, body: &str) -> bool {
         .is_some_and(|code| handshake_first::refuses_handshake(rmcp::model::ErrorCode(code as i32)))
 }
 
-/// After a retry that failed too, nothing was learned: the next connect negotiates again.
-pub fn forget(shared: &HandlerShared) {
-    shared.legacy_era.store(false, Ordering::SeqCst);
-    shared.modern_era.store(false, Ordering::SeqCst);
-    known::forget_answer(shared);
-    if let Some(url) = &shared.endpoint {
-        known::set_modern_endpoint(url, false);
+/// Takes what a connect showed (its [`Outcome`]), once, at its end: the era a session opened in
+/// is remembered (the next connect starts that way); a refused handshake marks the URL as a
+/// 2026-07-28 server's for every client of the process (a dual-era server, which takes the
+/// handshake, is never marked so); a second start that failed too forgets what was known (the
+/// next connect negotiates again). The lessons count in the order they happened.
+pub fn learn(shared: &HandlerShared, outcome: Outcome) {
+    let (mut legacy, mut modern, mut forgot, mut endpoint) = (false, false, false, None);
+    for lesson in outcome.lessons {
+        match lesson {
+            Lesson::Shown { era, refused_handshake } => {
+                *if era == Era::Modern { &mut modern } else { &mut legacy } = true;
+                if refused_handshake {
+                    endpoint = Some(true);
+                }
+            }
+            Lesson::Opened { modern: opened_modern } => *if opened_modern { &mut modern } else { &mut legacy } = true,
+            Lesson::Forget => (legacy, modern, forgot, endpoint) = (false, false, true, Some(false)),
+        }
     }
-}
-
-/// Whether a failed start under `before` taught us something about the era, so that one more
-/// start is worth it.
-pub fn learned(before: &Start, shared: &HandlerShared) -> bool {
-    before.negotiates() && start(shared) != *before
+    for (flag, set) in [(&shared.legacy_era, legacy), (&shared.modern_era, modern)] {
+        if forgot || set {
+            flag.store(set, Ordering::SeqCst);
+        }
+    }
+    known::settle(shared, endpoint, forgot);
 }
 
 #[cfg(test)]
@@ -186,6 +174,5 @@ mod tests {
         assert_eq!(start(&shared), Start::Probe);
         remember(&shared, false);
         assert_eq!(start(&shared), Start::HandshakeFirst, "a server that did not take the probe gets the handshake first");
-        assert!(learned(&Start::Probe, &shared));
     }
 }

@@ -14,12 +14,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
+use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 
 use super::process_group::ProcessGroup;
 use crate::core::config::{StderrMode, StdioSpec};
 use crate::core::env::{child_environment, inherited_names};
 use crate::core::error::{ErrorKind, McpError, Result};
+use crate::core::handler::HandlerShared;
 
 /// A spawned server: its process group and its pipes.
 pub struct Spawned {
@@ -73,6 +76,22 @@ pub fn spawn(server: &str, spec: &StdioSpec) -> Result<Spawned> {
         return Err(McpError::new(ErrorKind::SpawnFailed, server, format!("spawn {}: no stdio pipes", spec.command)));
     };
     Ok(Spawned { group, stdin, stdout, stderr })
+}
+
+/// Pumps a child's stderr (`stderr: 'pipe'`) into the server's event sink until EOF.
+pub fn forward_stderr(shared: Arc<HandlerShared>, mut stderr: ChildStderr) {
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 8192];
+        loop {
+            match stderr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    shared.note_stderr(&buf[..n]);
+                    shared.sink.stderr(&shared.server, buf[..n].to_vec());
+                }
+            }
+        }
+    });
 }
 
 /// The executable `command` names: itself when it contains a path separator, else the first

@@ -1,0 +1,67 @@
+//! What opening a session hands over and works within: the started session (`Opened`), the
+//! HTTP side of a `url` server (`Remote`), a Streamable HTTP session's parts that outlive one
+//! rmcp service (`SessionParts`), and the connect's time (`Budget`).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::service::{RoleClient, RunningService};
+
+use crate::core::auth::OAuthSession;
+use crate::core::handler::Handler;
+use crate::core::net::NetClient;
+use crate::core::transport::lane::Lane;
+use crate::core::transport::listener::Listener;
+use crate::core::transport::resume::Resume;
+
+pub type Service = RunningService<RoleClient, Handler>;
+
+/// The HTTP side of a `url` server, built once per server: its policy-checked client and, when
+/// it has an OAuth provider, its OAuth session (which outlives reconnects).
+#[derive(Clone)]
+pub struct Remote {
+    pub net: NetClient,
+    pub oauth: Option<Arc<OAuthSession>>,
+}
+
+/// A started session plus what the transport knows about it.
+pub struct Opened {
+    pub service: Service,
+    /// The Streamable HTTP session id cell (for `sessionIds`); `None` for stdio and SSE.
+    pub http_session: Option<Arc<Mutex<Option<String>>>>,
+    /// The request lane of a pipe (stdio) session.
+    pub lane: Option<Arc<Lane>>,
+    /// A 2026-07-28 session (no handshake).
+    pub modern: bool,
+    /// When a Streamable HTTP session's GET stream goes out; `None` for stdio and SSE.
+    pub listener: Option<Listener>,
+    /// A legacy SSE session: its requests carry a `Posted` cell (see `transport::posted`).
+    pub sse: bool,
+    /// How a Streamable HTTP session without OAuth pauses and resumes (`transport::resume`);
+    /// `None` for a session that cannot park.
+    pub resume: Option<Resume>,
+}
+
+/// What a Streamable HTTP session keeps across its connect attempts (and, parked, across its
+/// rmcp services): its id, its GET-stream gate, its way to pause and resume.
+pub struct SessionParts<'a> {
+    pub session: &'a Arc<Mutex<Option<String>>>,
+    pub listener: &'a Listener,
+    pub resume: &'a Resume,
+}
+
+/// The time a whole connect may take: every attempt of it ends by one deadline.
+pub struct Budget {
+    pub total_ms: u64,
+    pub deadline: tokio::time::Instant,
+}
+
+impl Budget {
+    pub fn new(total_ms: u64) -> Self {
+        Budget { total_ms, deadline: tokio::time::Instant::now() + Duration::from_millis(total_ms) }
+    }
+
+    pub fn remaining_ms(&self) -> u64 {
+        self.deadline.saturating_duration_since(tokio::time::Instant::now()).as_millis() as u64
+    }
+}
