@@ -122,6 +122,8 @@ const SCENARIOS = [
     name: 'per-user-http',
     full: { users: 400, concurrency: 8, sequential: 40, hold: 200 },
     quick: { users: 80, concurrency: 8, sequential: 10, hold: 40 },
+    // The burst runs in a fresh process of its own (scenario.mjs `perUserBurst`), its figures merged in.
+    also: { scenario: 'per-user-burst-http', full: { burst: 200 }, quick: { burst: 40 } },
     metrics: [
       ['users_per_s', 'per user over Streamable HTTP (new client, listToolsets, call, disconnect), {concurrency} at a time: users/s', 'higher'],
       ['median_ms', 'per user over Streamable HTTP, {concurrency} at a time: median time per user (ms)', 'lower'],
@@ -131,12 +133,17 @@ const SCENARIOS = [
       ['first_over_warm', 'per user over Streamable HTTP: first call / a warm call on the same client', 'lower'],
       ['rss_per_held_kib', 'Streamable HTTP: RSS per connected idle client, the second half of {hold} held (KiB)', 'lower'],
       ['rss_held_mib', "Streamable HTTP: the process's RSS with {hold} idle clients held, after the churn (MiB)", 'lower'],
+      ['burst_rss_kib', 'Streamable HTTP, {burst} users at once (new client, listToolsets, call), held: RSS per client right after (KiB)', 'lower'],
+      ['burst_idle_rss_kib', 'Streamable HTTP, {burst} held at once: RSS per client after 3 s idle (KiB)', 'lower'],
+      ['burst_heap_kib', 'Streamable HTTP, {burst} held at once: V8 heap per client right after (KiB)', 'lower'],
+      ['burst_idle_heap_kib', 'Streamable HTTP, {burst} held at once: V8 heap per client after 3 s idle (KiB)', 'lower'],
     ],
   },
   {
     name: 'per-user-stdio',
     full: { users: 400, concurrency: 8, sequential: 40, hold: 100 },
     quick: { users: 80, concurrency: 8, sequential: 10, hold: 40 },
+    also: { scenario: 'per-user-burst-stdio', full: { burst: 100 }, quick: { burst: 20 } },
     metrics: [
       ['users_per_s', 'per user over stdio (new client and server process, listToolsets, call, disconnect), {concurrency} at a time: users/s', 'higher'],
       ['median_ms', 'per user over stdio, {concurrency} at a time: median time per user (ms)', 'lower'],
@@ -145,6 +152,8 @@ const SCENARIOS = [
       ['first_over_warm', 'per user over stdio: first call / a warm call on the same client', 'lower'],
       ['rss_per_held_kib', 'stdio: RSS per connected idle client, the second half of {hold} held (KiB)', 'lower'],
       ['rss_held_mib', "stdio: the process's RSS with {hold} idle clients held, after the churn (MiB)", 'lower'],
+      ['burst_rss_kib', 'stdio, {burst} users at once, held: RSS per client right after (KiB)', 'lower'],
+      ['burst_idle_rss_kib', 'stdio, {burst} held at once: RSS per client after 3 s idle (KiB)', 'lower'],
     ],
   },
   {
@@ -324,7 +333,12 @@ async function main() {
     for (let p = 0; p < opts.pairs; p++) {
       const order = p % 2 === 0 ? impls : [...impls].reverse();
       for (const impl of order) {
-        const r = await runOnce(node, impl, sc.name, params);
+        let r = await runOnce(node, impl, sc.name, params);
+        if (!r.error && sc.also) {
+          const also = opts.quick ? sc.also.quick : sc.also.full;
+          const extra = await runOnce(node, impl, sc.also.scenario, also);
+          r = extra.error ? extra : { ...r, ...extra, wall_ms: r.wall_ms };
+        }
         if (r.error) {
           failures.push(r.error);
           console.error(`  FAILED ${r.error}`);
@@ -346,7 +360,8 @@ async function main() {
     for (const [key, template, better] of sc.metrics) {
       const med = Object.fromEntries(impls.map((i) => [i, median(results[i].map((r) => r[key]).filter((v) => v !== undefined))]));
       const runs = Object.fromEntries(impls.map((i) => [i, results[i].filter((r) => r[key] !== undefined).length]));
-      (sc.impls ? realRows : rows).push({ label: label(template, params), better, runs, ...med });
+      const labelParams = sc.also ? { ...params, ...(opts.quick ? sc.also.quick : sc.also.full) } : params;
+      (sc.impls ? realRows : rows).push({ label: label(template, labelParams), better, runs, ...med });
     }
   }
 

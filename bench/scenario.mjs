@@ -546,6 +546,64 @@ async function perUser(transport, { users = 400, concurrency = 8, sequential = 4
   }
 }
 
+/** How long a burst's clients are left alone before their memory is read the second time. */
+const BURST_QUIET_MS = 3000;
+
+function memory() {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed, external: m.external + m.arrayBuffers };
+}
+
+/**
+ * `burst` users arrive together: each gets a client of its own (its own token or key), lists its toolsets and
+ * calls one tool, all at once, and the clients are held. What the process grew by, per client (KiB, after gc):
+ * right after the burst, and after `quiet` ms with nothing to do; its V8 heap and external parts beside the RSS
+ * (the rest is native). A fresh process (run.mjs runs it apart from the rest of the scenario), warmed by a few
+ * users first so module loading is not counted.
+ */
+async function perUserBurst(transport, { burst = 200, quiet = BURST_QUIET_MS }) {
+  const server = transport === 'http' ? await httpServer(false) : undefined;
+  const url = server ? `http://127.0.0.1:${server.port}/mcp` : undefined;
+  try {
+    const arrive = (first) =>
+      Promise.all(
+        Array.from({ length: burst }, async (_, i) => {
+          const c = await userClient({ s: userServer(transport, first + i, url) });
+          const sets = await c.listToolsets();
+          await echoOnce(sets.s.echo, `burst-${i}`);
+          return { c, sets };
+        }),
+      );
+    const release = async (clients) => {
+      for (let i = 0; i < clients.length; i += 16) await Promise.all(clients.slice(i, i + 16).map((h) => h.c.disconnect()));
+    };
+    // A first burst, let go: module loading, JIT, and the process-wide pools (sockets, heaps, allocator
+    // arenas) at a burst's size, so the second burst's growth is what its held clients cost.
+    await release(await arrive(300_000));
+    await sleep(500);
+    gc();
+    const before = memory();
+    const held = await arrive(400_000);
+    gc();
+    const after = memory();
+    await sleep(quiet);
+    gc();
+    const idle = memory();
+    await echoOnce(held[burst - 1].sets.s.echo, 'held');
+    await release(held);
+    const per = (a, k) => (a[k] - before[k]) / 1024 / burst;
+    return {
+      burst_rss_kib: per(after, 'rss'),
+      burst_idle_rss_kib: per(idle, 'rss'),
+      burst_heap_kib: per(after, 'heap'),
+      burst_idle_heap_kib: per(idle, 'heap'),
+      burst_idle_external_kib: per(idle, 'external'),
+    };
+  } finally {
+    await server?.stop();
+  }
+}
+
 /**
  * Per user over a link with `rtt` ms of round-trip time (bench/rtt-proxy.mjs): the median time per user in
  * round trips, and new TCP connections per user, `concurrency` users at a time. With `dualEra` the server
@@ -619,6 +677,8 @@ scenarios['cold-rtt'] = (p) => coldRtt(p);
 scenarios['cold-rtt-2026'] = (p) => coldRtt({ ...p, dualEra: 1 });
 scenarios['per-user-http'] = (p) => perUser('http', p);
 scenarios['per-user-stdio'] = (p) => perUser('stdio', p);
+scenarios['per-user-burst-http'] = (p) => perUserBurst('http', p);
+scenarios['per-user-burst-stdio'] = (p) => perUserBurst('stdio', p);
 scenarios['per-user-rtt'] = (p) => perUserRtt(p);
 scenarios['per-user-rtt-2026'] = (p) => perUserRtt({ ...p, dualEra: 1 });
 

@@ -19,6 +19,7 @@ pub mod interned;
 pub mod listen;
 pub mod lists;
 pub mod mcp_json;
+pub mod memory;
 pub mod net;
 pub mod observe;
 mod open;

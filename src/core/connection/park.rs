@@ -174,6 +174,8 @@ async fn park(state: &tokio::sync::Mutex<State>, live: Arc<Live>, listener: &Lis
         parkable.resume.pause();
     }
     live.close_service().await;
+    drop(live);
+    crate::core::memory::released();
     Parking::Parked
 }
 

@@ -3,6 +3,7 @@
 //! chosen backend, and failures keep their real HTTP status.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -244,10 +245,9 @@ fn sse_events(response: HttpResponse) -> BoxStream<'static, Result<Sse, SseError
     SseStream::from_bytes_stream(response.body).boxed()
 }
 
-impl StreamableHttpClient for McpHttp {
-    type Error = NetError;
-
-    async fn post_message(
+impl McpHttp {
+    /// A POST of one message (see `post_message`).
+    async fn post(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
@@ -346,7 +346,7 @@ impl StreamableHttpClient for McpHttp {
 
     /// Ends the session on the server (`@mastra/mcp` never does, and leaks it), once the GET
     /// stream is closed and the server has had a moment to see it go (see `SERVER_SEES_CLOSE`).
-    async fn delete_session(
+    async fn delete(
         &self,
         uri: Arc<str>,
         session_id: Arc<str>,
@@ -366,6 +366,34 @@ impl StreamableHttpClient for McpHttp {
             200..=299 | 404 | 405 => Ok(()),
             _ => Err(status_error(response, self.scope_refusal, self.challenge_headers).await),
         }
+    }
+}
+
+impl StreamableHttpClient for McpHttp {
+    type Error = NetError;
+
+    /// Boxed: rmcp's session worker awaits POSTs inline, so an unboxed future (the message, the
+    /// request, the HTTP client's own futures) would size the worker task for its whole life.
+    fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> impl Future<Output = HttpResult<StreamableHttpPostResponse>> + Send + '_ {
+        Box::pin(self.post(uri, message, session_id, auth_header, custom_headers))
+    }
+
+    /// Ends the session on the server (boxed as `post_message` is).
+    fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> impl Future<Output = HttpResult<()>> + Send + '_ {
+        Box::pin(self.delete(uri, session_id, auth_header, custom_headers))
     }
 
     async fn get_stream(
