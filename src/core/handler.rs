@@ -107,13 +107,34 @@ pub struct HandlerShared {
 }
 
 impl HandlerShared {
-    /// Asks the user's handler for the answer to one input request, within its bound.
+    /// Answers a server's embedded input requests (2026-07-28 `inputRequests`, by key): an
+    /// elicitation through the user's handler, roots from the configuration; or says (for the
+    /// user) why one cannot be answered.
+    pub async fn answer_requests(&self, requests: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+            let response = match method {
+                "elicitation/create" => self.ask_user(key, params).await?,
+                "roots/list" => json!({ "roots": self.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
+                other => return Err(format!("Server {} asked for input this client does not provide ({other})", self.server)),
+            };
+            responses.insert(key.clone(), response);
+        }
+        Ok(responses)
+    }
+
+    /// Asks the user's handler for the answer to one elicitation, within its bound; an accepted
+    /// answer gets the defaults of the fields it left out (`with_schema_defaults`).
     pub async fn ask_user(&self, key: &str, params: Value) -> Result<Value, String> {
         let Some(responder) = self.responder.clone() else {
             return Err(format!("Server {} asked for input (elicitation/create) but no elicitation handler is registered", self.server));
         };
         let bound = asking::bound(self.request_timeout_ms, self.input_handler.load(Ordering::SeqCst));
-        asking::ask(&*responder, &self.server, key, params, bound).await
+        let schema = params.get("requestedSchema").cloned();
+        let answer = asking::ask(&*responder, &self.server, key, params, bound).await?;
+        Ok(with_schema_defaults(answer, schema.as_ref()))
     }
 
     /// The state of a server's handlers before its first session, from its configuration.
@@ -351,8 +372,6 @@ impl ClientHandler for Handler {
                 return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "The server cancelled the elicitation request", None));
             }
         };
-        let requested = to_json(&request);
-        let answer = with_schema_defaults(answer, requested.get("requestedSchema"));
         serde_json::from_value::<ElicitResult>(answer.clone())
             .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("Elicitation handler returned an invalid result ({e}): {answer}"), None))
     }

@@ -4,12 +4,11 @@
 //! through the user's handler, roots from the configuration — and sends the request again with
 //! `inputResponses` and the opaque `requestState`, echoed verbatim.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::connection::{cancel_reason, lane_error, Connection, RequestOptions};
 use super::error::{ErrorKind, McpError, Result};
 use super::follow_up::take_handed_over;
-use super::handler::{with_schema_defaults, HandlerShared};
 use super::results::strip_envelope;
 
 /// Bound on the rounds of one request.
@@ -64,7 +63,7 @@ pub async fn request(conn: &Connection, method: &str, params: Value, options: Re
         let cancel = options.cancel.clone().unwrap_or_default();
         // The user's answer may take long: an abort (or disconnect) ends the wait.
         let responses = tokio::select! {
-            r = answer(conn.shared(), &input) => r.map_err(|message| McpError::new(ErrorKind::InvalidState, conn.name(), message))?,
+            r = conn.shared().answer_requests(&input.requests) => r.map_err(|message| McpError::new(ErrorKind::InvalidState, conn.name(), message))?,
             _ = cancel.cancelled() => return Err(McpError::new(ErrorKind::Aborted, conn.name(), cancel_reason(&options))),
         };
         params = input.retry_params(params, responses);
@@ -87,29 +86,10 @@ async fn request_once(conn: &Connection, method: &str, params: Value, options: R
     conn.request_raw(method, params, options).await
 }
 
-/// Answers every embedded request, or says (for the user) why one cannot be answered.
-pub async fn answer(shared: &HandlerShared, input: &InputRequired) -> std::result::Result<Map<String, Value>, String> {
-    let server = &shared.server;
-    let mut responses = Map::new();
-    for (key, request) in &input.requests {
-        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-        let response = match method {
-            "elicitation/create" => {
-                let answer = shared.ask_user(key, params.clone()).await?;
-                with_schema_defaults(answer, params.get("requestedSchema"))
-            }
-            "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
-            other => return Err(format!("Server {server} asked for input this client does not provide ({other})")),
-        };
-        responses.insert(key.clone(), response);
-    }
-    Ok(responses)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn parses_input_required_and_builds_the_retry() {

@@ -14,11 +14,11 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{server_has, Connection, Live, RequestOptions};
+use super::connection::{Connection, Live, RequestOptions};
 use super::error::{ErrorKind, McpError, Result};
 use super::events::EventKind;
 use super::input;
-use super::tool_cache::{self, TaskSupport};
+use super::tool_cache;
 
 pub mod extension;
 
@@ -55,47 +55,28 @@ impl TaskView {
     }
 }
 
-/// Whether a call of `tool` on this server runs as a task. `caller_asks` opts an `optional` tool in.
-pub async fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
-    let support = match tool_cache::tool_task_support(conn, tool) {
-        Some(support) => Some(support),
-        // Not listed yet (a tool rebuilt from a cached definition): list only if the server does tasks.
-        None => match conn.current().await {
-            Some(live) if server_has(&live, "tasks") => {
-                tool_cache::tools(conn, None).await.ok().and_then(|_| tool_cache::tool_task_support(conn, tool))
-            }
-            _ => None,
-        },
-    };
-    match support {
-        Some(TaskSupport::Required) => true,
-        Some(TaskSupport::Optional) => caller_asks,
-        _ => false,
-    }
-}
-
 /// `tools/call` with `params` (`name`, `arguments`), as a task when the tool asks for one.
 pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: RequestOptions, caller_asks_task: bool) -> Result<Value> {
     let tool = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
-    // 2026-07-28: tasks are the server's choice, through the Tasks extension.
     let live = conn.ensure_connected().await?;
+    // 2026-07-28: tasks are the server's choice, through the Tasks extension.
     if live.is_modern() {
         return extension::call_tool(conn, &live, &tool, params, options).await;
     }
+    let as_task = tool_cache::call_runs_as_task(conn, &live, &tool, caller_asks_task).await;
     // Not held across the call: a session the call finds gone must be free to end (see `request_raw`).
     drop(live);
-    if runs_as_task(conn, &tool, caller_asks_task).await {
-        return TaskCall::new(conn, &tool, options).run(params).await;
+    if !as_task {
+        match input::request(conn, "tools/call", Value::Object(params.clone()), options.clone()).await {
+            // A tool that requires a task refuses a plain call with -32601 and does not run it
+            // (2025-11-25 tasks); rmcp's typed tool list (HTTP) does not tell us beforehand.
+            Err(e) if e.rpc_code == Some(-32601) && mentions_task(&e.message) => {}
+            Ok(result) if is_task_refusal(&result) => {}
+            other => return other,
+        }
+        tracing::debug!(server = %conn.name(), tool = %tool, "tool requires a task; calling it as one");
+        tool_cache::mark_task_tool(conn, &tool);
     }
-    match input::request(conn, "tools/call", Value::Object(params.clone()), options.clone()).await {
-        // A tool that requires a task refuses a plain call with -32601 and does not run it
-        // (2025-11-25 tasks); rmcp's typed tool list (HTTP) does not tell us beforehand.
-        Err(e) if e.rpc_code == Some(-32601) && mentions_task(&e.message) => {}
-        Ok(result) if is_task_refusal(&result) => {}
-        other => return other,
-    }
-    tracing::debug!(server = %conn.name(), tool = %tool, "tool requires a task; calling it as one");
-    tool_cache::mark_task_tool(conn, &tool);
     TaskCall::new(conn, &tool, options).run(params).await
 }
 
@@ -333,6 +314,7 @@ impl<'a> TaskCall<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tool_cache::TaskSupport;
 
     #[test]
     fn task_support_reads_execution() {

@@ -13,7 +13,6 @@ use super::connection::{server_has, Connection, Layer, Live};
 use super::error::Result;
 use super::interned::{intern, Interned};
 use super::listen;
-use super::lists::{list_all_hinted, list_all_raw};
 use super::results::describe_tool_raw;
 use super::warm;
 
@@ -78,33 +77,33 @@ fn epoch_of(conn: &Connection, live: &Live) -> u64 {
 /// `tools/list` requests, if any are sent (trace context).
 pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Interned)> {
     let live = conn.ensure_connected().await?;
-    if !hears_tool_changes(conn, &live) {
+    tools_on(conn, &live, meta).await.map(|listed| (listed.epoch, listed.tools))
+}
+
+/// The tools of a listing (or of the cache), with the support of those that may run as tasks.
+struct Listed {
+    epoch: u64,
+    tools: Interned,
+    task_tools: HashMap<String, TaskSupport>,
+}
+
+/// `tools` on the session `live`.
+async fn tools_on(conn: &Connection, live: &Live, meta: Option<&Value>) -> Result<Listed> {
+    if !hears_tool_changes(conn, live) {
         // Nothing would tell us of a change: list every time, as the anchor does.
         conn.shared().tools_epoch.fetch_add(1, Ordering::SeqCst);
     }
-    let epoch = epoch_of(conn, &live);
+    let epoch = epoch_of(conn, live);
     let cache = conn.slots().get::<ToolCache>();
     if let Ok(listed) = cache.list.lock() {
         if let Some((cached_epoch, tools)) = listed.as_ref() {
             if *cached_epoch == epoch {
-                return Ok((epoch, tools.clone()));
+                let task_tools = cache.task_tools.lock().map(|t| t.clone()).unwrap_or_default();
+                return Ok(Listed { epoch, tools: tools.clone(), task_tools });
             }
         }
     }
-    let mut raw = match warm::kept_tools(conn, &live).await? {
-        Some(raw) => raw,
-        None if server_has(&live, "tools") => {
-            // A 2026-07-28 list's cache hint says how long a store may keep it for other processes.
-            let (raw, hint) = if live.is_modern() && conn.carry().is_some() {
-                list_all_hinted(conn, "tools/list", "tools", meta).await?
-            } else {
-                (list_all_raw(conn, "tools/list", "tools", meta).await?, None)
-            };
-            warm::keep_tools(conn, &live, &raw, hint).await;
-            raw
-        }
-        None => Vec::new(),
-    };
+    let mut raw = warm::tool_catalog(conn, live, meta).await?;
     let filter = &conn.config().tool_filter;
     if !filter.is_open() {
         // `tools: { include, exclude }`: the tools the client offers, over the server's own names
@@ -132,12 +131,12 @@ pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Inte
         })
         .collect();
     if let Ok(mut known) = cache.task_tools.lock() {
-        *known = tasks;
+        known.clone_from(&tasks);
     }
     if let Ok(mut listed) = cache.list.lock() {
         *listed = Some((epoch, tools.clone()));
     }
-    Ok((epoch, tools))
+    Ok(Listed { epoch, tools, task_tools: tasks })
 }
 
 /// The epoch of the cached tool list if it is current and the session is live.
@@ -148,6 +147,29 @@ pub fn current_tools_epoch(conn: &Connection) -> Option<u64> {
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok()?;
     listed.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
+}
+
+/// Whether a tool whose task support is `support` runs as a task (2025-11-25 tasks, followed to
+/// its result): always when required; when optional, if the caller asks (`preferTasks`).
+pub fn runs_as_task(support: Option<TaskSupport>, caller_asks: bool) -> bool {
+    match support {
+        Some(TaskSupport::Required) => true,
+        Some(TaskSupport::Optional) => caller_asks,
+        _ => false,
+    }
+}
+
+/// Whether a call of `tool` on the session `live` runs as a task. A tool not listed yet (one
+/// rebuilt from a cached definition) is listed first, only when the server does tasks.
+pub async fn call_runs_as_task(conn: &Connection, live: &Live, tool: &str, caller_asks: bool) -> bool {
+    let support = match tool_task_support(conn, tool) {
+        Some(known) => Some(known),
+        None if server_has(live, "tasks") => {
+            tools_on(conn, live, None).await.ok().map(|listed| listed.task_tools.get(tool).copied().unwrap_or(TaskSupport::Forbidden))
+        }
+        None => None,
+    };
+    runs_as_task(support, caller_asks)
 }
 
 /// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
@@ -182,4 +204,18 @@ fn name_of(tool: &str) -> Option<String> {
         name: String,
     }
     serde_json::from_str::<Named>(tool).ok().map(|n| n.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_task_tools_run_as_tasks() {
+        assert!(runs_as_task(Some(TaskSupport::Required), false));
+        assert!(runs_as_task(Some(TaskSupport::Optional), true));
+        assert!(!runs_as_task(Some(TaskSupport::Optional), false));
+        assert!(!runs_as_task(Some(TaskSupport::Forbidden), true));
+        assert!(!runs_as_task(None, true));
+    }
 }

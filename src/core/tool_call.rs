@@ -20,7 +20,7 @@ use super::encode;
 use super::error::{ErrorKind, McpError, Result};
 use super::follow_up::{self, needs_follow_up};
 use super::results::tool_call_params;
-use super::tool_cache::{self, TaskSupport};
+use super::tool_cache;
 use super::transport::lane::{Bound, LaneOutcome};
 use super::{observe, tasks};
 
@@ -86,19 +86,9 @@ fn offered(conn: &Connection, tool: &str) -> Result<()> {
     ))
 }
 
-/// Whether a tool whose task support is `support` must run on the async path, which follows a
-/// task to its result (`prefers_tasks`: the server's `preferTasks` option).
-pub fn runs_as_task(support: Option<TaskSupport>, prefers_tasks: bool) -> bool {
-    match support {
-        Some(TaskSupport::Required) => true,
-        Some(TaskSupport::Optional) => prefers_tasks,
-        _ => false,
-    }
-}
-
 /// Whether a call of `tool` may be written on the lane (it is no task tool to run as one).
 pub fn takes_lane(conn: &Connection, tool: &str) -> bool {
-    !tool_cache::has_task_tools(conn) || !runs_as_task(tool_cache::tool_task_support(conn, tool), conn.prefers_tasks())
+    !tool_cache::has_task_tools(conn) || !tool_cache::runs_as_task(tool_cache::tool_task_support(conn, tool), conn.prefers_tasks())
 }
 
 /// A direct call: what it was asked with, kept for its follow-up on the async path.
@@ -202,18 +192,4 @@ async fn finish(conn: Arc<Connection>, call: Arc<Written>, abort: Abort, calls: 
     let _ = follow_up::take_handed_over(&conn, call.id);
     calls.settle(call.id);
     encode::call_result(&call.server, traced)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_task_tools_leave_the_lane() {
-        assert!(runs_as_task(Some(TaskSupport::Required), false));
-        assert!(runs_as_task(Some(TaskSupport::Optional), true));
-        assert!(!runs_as_task(Some(TaskSupport::Optional), false));
-        assert!(!runs_as_task(Some(TaskSupport::Forbidden), true));
-        assert!(!runs_as_task(None, true));
-    }
 }

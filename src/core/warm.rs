@@ -20,10 +20,11 @@ use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
 use super::config::{ServerConfig, ServerSpec};
-use super::connection::{carry_error, Carry, Connection, Live};
+use super::connection::{carry_error, server_has, Carry, Connection, Live};
 use super::era::{self, known};
 use super::error::Result;
 use super::handler::{HandlerShared, MODERN_PROTOCOL_VERSION};
+use super::lists::list_all_hinted;
 use super::store::Store;
 
 /// The entry of a server's kept tool catalog.
@@ -228,37 +229,40 @@ fn identity(live: &Live) -> Value {
     })
 }
 
-/// The kept tool catalog (the servers' raw tool texts) if the user allows reuse and it is fresh,
-/// of this server (same `serverInfo` and revision).
-pub async fn kept_tools(conn: &Connection, live: &Live) -> Result<Option<Vec<String>>> {
-    let Some(carry) = conn.carry() else { return Ok(None) };
-    if conn.config().tools_cache_ttl_ms.is_none() && !live.is_modern() {
-        // Nothing but the user's word keeps a handshake-era catalog fresh across processes.
-        return Ok(None);
+/// The server's tool catalog (its raw tool texts): the kept one while the user allows its reuse
+/// and it is of this server (same `serverInfo` and revision); else listed (`tools/list`, every
+/// page; nothing when the server has no tools) and kept for as long as the user allows
+/// (`toolsCacheTtlMs`) or else its 2026-07-28 cache hint does (the list's `ttlMs`).
+pub async fn tool_catalog(conn: &Connection, live: &Live, meta: Option<&Value>) -> Result<Vec<String>> {
+    let server = identity(live);
+    // Nothing but the user's word keeps a handshake-era catalog fresh across processes.
+    let carry = conn.carry().filter(|_| conn.config().tools_cache_ttl_ms.is_some() || live.is_modern());
+    if let Some(text) = match &carry {
+        Some(carry) => carry.get(TOOLS_ENTRY).await?,
+        None => None,
+    } {
+        let Ok(kept) = serde_json::from_str::<Value>(&text) else {
+            return Err(carry_error(conn.name(), format!("the kept tool catalog of {} is not JSON", conn.name())));
+        };
+        let fresh = kept.get("freshUntil").and_then(Value::as_u64).is_some_and(|until| now_ms() < until);
+        if let Some(tools) = kept.get("tools").and_then(Value::as_array).filter(|_| fresh && kept.get("server") == Some(&server)) {
+            conn.shared().diagnostic("debug", "Tool list from the store (toolsCacheTtlMs)");
+            return Ok(tools.iter().map(Value::to_string).collect());
+        }
     }
-    let Some(text) = carry.get(TOOLS_ENTRY).await? else { return Ok(None) };
-    let Ok(kept) = serde_json::from_str::<Value>(&text) else {
-        return Err(carry_error(conn.name(), format!("the kept tool catalog of {} is not JSON", conn.name())));
-    };
-    let fresh = kept.get("freshUntil").and_then(Value::as_u64).is_some_and(|until| now_ms() < until);
-    if !fresh || kept.get("server") != Some(&identity(live)) {
-        return Ok(None);
+    if !server_has(live, "tools") {
+        return Ok(Vec::new());
     }
-    let Some(tools) = kept.get("tools").and_then(Value::as_array) else { return Ok(None) };
-    conn.shared().diagnostic("debug", "Tool list from the store (toolsCacheTtlMs)");
-    Ok(Some(tools.iter().map(Value::to_string).collect()))
-}
-
-/// Keeps a catalog the server just listed, for as long as the user allows its reuse
-/// (`toolsCacheTtlMs`) or else its 2026-07-28 cache hint (`hint`, the list's `ttlMs`) does.
-pub async fn keep_tools(conn: &Connection, live: &Live, raw: &[String], hint: Option<u64>) {
-    let Some(carry) = conn.carry() else { return };
-    let Some(ttl) = conn.config().tools_cache_ttl_ms.or(hint).filter(|ttl| *ttl > 0) else { return };
-    let tools: Vec<Value> = raw.iter().filter_map(|t| serde_json::from_str(t).ok()).collect();
-    let value = json!({ "server": identity(live), "freshUntil": now_ms().saturating_add(ttl), "tools": tools });
-    if let Err(e) = carry.set(TOOLS_ENTRY, value.to_string()).await {
-        conn.shared().diagnostic("warn", format!("The tool list could not be kept in the store: {}", e.message));
+    let (raw, hint) = list_all_hinted(conn, "tools/list", "tools", meta).await?;
+    let ttl = conn.config().tools_cache_ttl_ms.or(hint).filter(|ttl| *ttl > 0);
+    if let (Some(carry), Some(ttl)) = (carry, ttl) {
+        let tools: Vec<Value> = raw.iter().filter_map(|t| serde_json::from_str(t).ok()).collect();
+        let value = json!({ "server": server, "freshUntil": now_ms().saturating_add(ttl), "tools": tools });
+        if let Err(e) = carry.set(TOOLS_ENTRY, value.to_string()).await {
+            conn.shared().diagnostic("warn", format!("The tool list could not be kept in the store: {}", e.message));
+        }
     }
+    Ok(raw)
 }
 
 #[cfg(test)]

@@ -40,8 +40,10 @@ impl Entry {
     pub fn parse(value: &Value) -> Result<Entry, String> {
         let uri = value.get("uri").and_then(Value::as_str).ok_or("the entry has no uri")?.to_string();
         let root = uri.strip_suffix(&format!("/{MANIFEST}")).filter(|r| !r.is_empty()).ok_or_else(|| format!("{uri} does not name a {MANIFEST}"))?;
-        let frontmatter = value.get("frontmatter").and_then(Value::as_object).ok_or_else(|| format!("the entry of {uri} has no frontmatter object"))?;
-        let name = frontmatter.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).ok_or_else(|| format!("the entry of {uri} has no name"))?;
+        let frontmatter =
+            value.get("frontmatter").and_then(Value::as_object).ok_or_else(|| format!("the entry of {uri} has no frontmatter object"))?;
+        let name =
+            frontmatter.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).ok_or_else(|| format!("the entry of {uri} has no name"))?;
         if frontmatter.get("description").and_then(Value::as_str).is_none_or(str::is_empty) {
             return Err(format!("the entry of {uri} has no description"));
         }
@@ -101,7 +103,8 @@ fn listed(item: &Value, uri: &str, root: &str) -> Result<Listed, String> {
     if file != uri && !file.starts_with(&format!("{root}/")) {
         return Err(format!("{file}, listed by {uri}, is not inside the skill"));
     }
-    let digest = item.get("digest").and_then(Value::as_str).filter(|d| is_digest(d)).ok_or_else(|| format!("{file} has no sha256:<64 hex> digest"))?;
+    let digest =
+        item.get("digest").and_then(Value::as_str).filter(|d| is_digest(d)).ok_or_else(|| format!("{file} has no sha256:<64 hex> digest"))?;
     let size = item.get("size").and_then(Value::as_u64).ok_or_else(|| format!("{file} has no size"))?;
     Ok(Listed { uri: file.to_string(), digest: digest.to_string(), size })
 }

@@ -12,7 +12,8 @@ use super::entry::Listed;
 /// The raw bytes of `uri`'s content in a `resources/read` result (`text` as UTF-8, or `blob`).
 pub fn content_bytes(result: &Value, uri: &str) -> Result<Vec<u8>, String> {
     let contents = result.get("contents").and_then(Value::as_array).ok_or("the read returned no contents")?;
-    let item = contents.iter().find(|c| c.get("uri").and_then(Value::as_str) == Some(uri)).or(contents.first()).ok_or("the read returned no contents")?;
+    let item =
+        contents.iter().find(|c| c.get("uri").and_then(Value::as_str) == Some(uri)).or(contents.first()).ok_or("the read returned no contents")?;
     if let Some(text) = item.get("text").and_then(Value::as_str) {
         return Ok(text.as_bytes().to_vec());
     }
@@ -114,7 +115,11 @@ mod tests {
     const SKILL: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: 2.1\n  tags: [a, \"b\"]\n---\n\n# PDF\nSkill body.\n";
 
     fn listing(text: &str) -> Listed {
-        Listed { uri: "skill://pdf-processing/SKILL.md".into(), digest: format!("sha256:{}", hex(&Sha256::digest(text.as_bytes()))), size: text.len() as u64 }
+        Listed {
+            uri: "skill://pdf-processing/SKILL.md".into(),
+            digest: format!("sha256:{}", hex(&Sha256::digest(text.as_bytes()))),
+            size: text.len() as u64,
+        }
     }
 
     #[test]

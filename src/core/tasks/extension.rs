@@ -3,7 +3,7 @@
 //! capabilities may get `resultType: "task"` for its `tools/call`. We follow that task with
 //! `tasks/get` at the server's `pollIntervalMs`; a task that needs input lists it in
 //! `inputRequests`, answered through the same path as the multi-round-trip `input_required`
-//! results (`input::answer`) and sent back with `tasks/update`, each key once. The final
+//! results (`HandlerShared::answer_requests`) and sent back with `tasks/update`, each key once. The final
 //! `DetailedTask` carries the tool's result (`completed`) or a JSON-RPC error (`failed`).
 //! Abort, timeout and `disconnect()` send `tasks/cancel` (bounded, best effort).
 
@@ -18,7 +18,7 @@ use futures::future::{BoxFuture, FutureExt};
 use crate::core::connection::{Connection, Layer, Live, RequestOptions};
 use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::handler::HandlerShared;
-use crate::core::input::{self, InputRequired};
+use crate::core::input;
 
 /// The extension's identifier, and how capabilities declare it (shared with the lane's envelope).
 pub use crate::core::handler::{declare_tasks_extension as declare_in, declares_tasks_extension as declared_in, TASKS_EXTENSION as EXTENSION};
@@ -97,23 +97,32 @@ fn is_task(result: &Value) -> bool {
 /// `tools/call` in a 2026-07-28 session: declares the extension when the server has it, and
 /// follows the task if the server answers with one.
 pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<String, Value>, options: RequestOptions) -> Result<Value> {
-    let declared = server_declares(live);
+    // What declares the extension: every `tasks/*` request's `_meta`, and the call's own (over
+    // the caller's `_meta`) when the server announced the extension or refused the call for want of it.
+    let declaring = declaring_meta(conn.shared(), None);
+    let declaring_over = |user: Option<&Value>| {
+        let mut meta = user.and_then(Value::as_object).cloned().unwrap_or_default();
+        meta.extend(declaring.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+        Value::Object(meta)
+    };
     // Made first: the deadline bounds the whole call, the creating request included.
     let mut call = TaskCall::new(conn, tool, options.clone());
-    let mut first = options.clone();
-    if declared {
-        first.meta = Some(declaring_meta(conn.shared(), options.meta.as_ref()));
-    }
-    let result = match input::request(conn, "tools/call", Value::Object(params.clone()), first).await {
-        // Refused (and so not run) for want of the extension the server did not announce:
-        // the same call once more, declaring it.
-        Err(e) if !declared && requires_extension(&e) => {
-            tracing::debug!(server = %conn.name(), tool = %tool, "tool requires the tasks extension; calling it again declaring it");
-            let mut again = options.clone();
-            again.meta = Some(declaring_meta(conn.shared(), options.meta.as_ref()));
-            input::request(conn, "tools/call", Value::Object(params), again).await?
+    call.task_meta = Some(declaring.clone());
+    let mut declared = server_declares(live);
+    let result = loop {
+        let mut attempt = options.clone();
+        if declared {
+            attempt.meta = Some(declaring_over(options.meta.as_ref()));
         }
-        other => other?,
+        match input::request(conn, "tools/call", Value::Object(params.clone()), attempt).await {
+            // Refused (and so not run) for want of the extension the server did not announce:
+            // the same call once more, declaring it.
+            Err(e) if !declared && requires_extension(&e) => {
+                tracing::debug!(server = %conn.name(), tool = %tool, "tool requires the tasks extension; calling it again declaring it");
+                declared = true;
+            }
+            other => break other?,
+        }
     };
     if !is_task(&result) {
         return Ok(result);
@@ -126,7 +135,6 @@ pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<S
             format!("Server {server} answered tools/call of tool {tool} with a task but no task id or status"),
         ));
     };
-    call.task_meta = Some(declaring_meta(conn.shared(), None));
     call.follow(created).await
 }
 
@@ -197,9 +205,8 @@ impl TaskCall<'_> {
     /// abort and deadline; a request we cannot answer cancels the task.
     async fn answer(&self, id: &str, requests: Map<String, Value>, answered: &mut HashSet<String>) -> Result<()> {
         let keys: Vec<String> = requests.keys().cloned().collect();
-        let input = InputRequired { requests, state: None };
         let responses = tokio::select! {
-            r = input::answer(self.conn.shared(), &input) => r,
+            r = self.conn.shared().answer_requests(&requests) => r,
             _ = self.cancel.cancelled() => return Err(self.abandon(id, self.aborted()).await),
             _ = tokio::time::sleep_until(self.deadline) => return Err(self.abandon(id, self.timed_out()).await),
         };
