@@ -107,24 +107,6 @@ pub struct HandlerShared {
 }
 
 impl HandlerShared {
-    /// Answers a server's embedded input requests (2026-07-28 `inputRequests`, by key): an
-    /// elicitation through the user's handler, roots from the configuration; or says (for the
-    /// user) why one cannot be answered.
-    pub async fn answer_requests(&self, requests: &Map<String, Value>) -> Result<Map<String, Value>, String> {
-        let mut responses = Map::new();
-        for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-            let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-            let response = match method {
-                "elicitation/create" => self.ask_user(key, params).await?,
-                "roots/list" => json!({ "roots": self.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
-                other => return Err(format!("Server {} asked for input this client does not provide ({other})", self.server)),
-            };
-            responses.insert(key.clone(), response);
-        }
-        Ok(responses)
-    }
-
     /// Asks the user's handler for the answer to one elicitation, within its bound; an accepted
     /// answer gets the defaults of the fields it left out (`with_schema_defaults`).
     pub async fn ask_user(&self, key: &str, params: Value) -> Result<Value, String> {
@@ -299,6 +281,24 @@ impl HandlerShared {
         }
         Value::Object(caps)
     }
+}
+
+/// Answers a server's embedded input requests (2026-07-28 `inputRequests`, by key): an
+/// elicitation through the user's handler, roots from the configuration; or says (for the
+/// user) why one cannot be answered.
+pub async fn answer_requests(shared: &HandlerShared, requests: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let mut responses = Map::new();
+    for (key, request) in requests {
+        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        let response = match method {
+            "elicitation/create" => shared.ask_user(key, params).await?,
+            "roots/list" => json!({ "roots": shared.roots.lock().map(|r| r.clone()).unwrap_or_default() }),
+            other => return Err(format!("Server {} asked for input this client does not provide ({other})", shared.server)),
+        };
+        responses.insert(key.clone(), response);
+    }
+    Ok(responses)
 }
 
 /// SEP-1034: an `accept` answer gets the `default` of every field of `requestedSchema` it left

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::connection::{cancel_reason, lane_error, Connection, RequestOptions};
 use super::error::{ErrorKind, McpError, Result};
 use super::follow_up::take_handed_over;
+use super::handler::answer_requests;
 use super::results::strip_envelope;
 
 /// Bound on the rounds of one request.
@@ -62,8 +63,9 @@ pub async fn request(conn: &Connection, method: &str, params: Value, options: Re
         };
         let cancel = options.cancel.clone().unwrap_or_default();
         // The user's answer may take long: an abort (or disconnect) ends the wait.
+        let answering = answer_requests(conn.shared(), &input.requests);
         let responses = tokio::select! {
-            r = conn.shared().answer_requests(&input.requests) => r.map_err(|message| McpError::new(ErrorKind::InvalidState, conn.name(), message))?,
+            r = answering => r.map_err(|message| McpError::new(ErrorKind::InvalidState, conn.name(), message))?,
             _ = cancel.cancelled() => return Err(McpError::new(ErrorKind::Aborted, conn.name(), cancel_reason(&options))),
         };
         params = input.retry_params(params, responses);

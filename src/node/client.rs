@@ -323,7 +323,12 @@ impl NativeClient {
 
     /// One file of a loaded skill, verified against the entry it was loaded from.
     #[napi]
-    pub async fn read_skill_file(&self, server: String, #[napi(ts_arg_type = "Record<string, unknown>")] entry: Value, path: String) -> Result<Value> {
+    pub async fn read_skill_file(
+        &self,
+        server: String,
+        #[napi(ts_arg_type = "Record<string, unknown>")] entry: Value,
+        path: String,
+    ) -> Result<Value> {
         skills::read_file(&*self.server(&server)?, &entry, &path).await.map_err(to_napi)
     }
 

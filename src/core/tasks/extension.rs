@@ -3,7 +3,7 @@
 //! capabilities may get `resultType: "task"` for its `tools/call`. We follow that task with
 //! `tasks/get` at the server's `pollIntervalMs`; a task that needs input lists it in
 //! `inputRequests`, answered through the same path as the multi-round-trip `input_required`
-//! results (`HandlerShared::answer_requests`) and sent back with `tasks/update`, each key once. The final
+//! results (`handler::answer_requests`) and sent back with `tasks/update`, each key once. The final
 //! `DetailedTask` carries the tool's result (`completed`) or a JSON-RPC error (`failed`).
 //! Abort, timeout and `disconnect()` send `tasks/cancel` (bounded, best effort).
 
@@ -17,7 +17,7 @@ use futures::future::{BoxFuture, FutureExt};
 
 use crate::core::connection::{Connection, Layer, Live, RequestOptions};
 use crate::core::error::{ErrorKind, McpError, Result};
-use crate::core::handler::HandlerShared;
+use crate::core::handler::{answer_requests, HandlerShared};
 use crate::core::input;
 
 /// The extension's identifier, and how capabilities declare it (shared with the lane's envelope).
@@ -206,7 +206,7 @@ impl TaskCall<'_> {
     async fn answer(&self, id: &str, requests: Map<String, Value>, answered: &mut HashSet<String>) -> Result<()> {
         let keys: Vec<String> = requests.keys().cloned().collect();
         let responses = tokio::select! {
-            r = self.conn.shared().answer_requests(&requests) => r,
+            r = answer_requests(self.conn.shared(), &requests) => r,
             _ = self.cancel.cancelled() => return Err(self.abandon(id, self.aborted()).await),
             _ = tokio::time::sleep_until(self.deadline) => return Err(self.abandon(id, self.timed_out()).await),
         };
