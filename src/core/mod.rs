@@ -7,7 +7,6 @@ pub mod calls;
 pub mod config;
 pub mod connection;
 pub mod encode;
-pub mod env;
 pub mod era;
 pub mod error;
 pub mod events;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::{BoxFuture, FutureExt};
 use serde_json::{json, Value};
 
-use super::live::open_live;
+use super::open_live;
 use super::park::Parked;
 use super::{Connection, Live};
 use crate::core::error::{McpError, Result};

@@ -10,10 +10,8 @@ use serde_json::{json, Value};
 
 use super::announce::CancelAnnouncer;
 use super::layer::Slots;
-use crate::core::config::ServerConfig;
-use crate::core::error::Result;
 use crate::core::handler::{declare_tasks_extension, declares_tasks_extension, Handler, HandlerShared, MODERN_PROTOCOL_VERSION};
-use crate::core::open::{open_session, Opened, Remote, Service};
+use crate::core::open::{Opened, Service};
 use crate::core::transport::envelope::Envelope;
 use crate::core::transport::lane::Lane;
 use crate::core::transport::listener::Listener;
@@ -207,24 +205,6 @@ fn session_envelope(service: &Service, shared: &HandlerShared, info: Option<&rmc
         )
         .expect("static envelope serialises")
     })
-}
-
-/// Opens a session and wraps it as `Live`.
-pub(super) async fn open_live(
-    config: ServerConfig,
-    shared: Arc<HandlerShared>,
-    request_timeout_ms: u64,
-    remote: Option<Remote>,
-) -> Result<Arc<Live>> {
-    let http_url = match &config.spec {
-        Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.clone()),
-        _ => None,
-    };
-    let announce_over = remote.as_ref().filter(|r| r.oauth.is_none()).map(|r| r.net.clone());
-    let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
-    let live = live_of(opened, &shared, http_url, announce_over);
-    shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
-    Ok(Arc::new(live))
 }
 
 /// A started session as `Live` (`http_url` and `announce_over`: where and how a 2026-07-28

@@ -12,6 +12,7 @@ pub mod layer;
 mod live;
 mod park;
 mod restarts;
+mod roots;
 mod send;
 mod trace;
 
@@ -19,8 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::future::{BoxFuture, FutureExt, Shared};
-use rmcp::model::ClientNotification;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::core::auth::{OAuthSession, Refusal};
@@ -29,13 +29,13 @@ use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::events::{ElicitationResponder, EventSink};
 use crate::core::handler::HandlerShared;
 use crate::core::observe;
-use crate::core::open::{starts_stateless, Remote};
+use crate::core::open::{open_session, starts_stateless, Remote};
 use crate::core::transport::lane::Lane;
 pub use carry::{carry_error, Carry, SESSION_ENTRY};
 use errors::RequestFailure;
 pub use errors::{cancel_reason, lane_error};
 pub use layer::{Layer, Slots};
-use live::open_live;
+use live::live_of;
 pub use live::{server_has, Live};
 
 type ConnectFuture = Shared<BoxFuture<'static, Result<Arc<Live>>>>;
@@ -251,6 +251,7 @@ impl Connection {
                         self.shared.diagnostic("info", "Transport closed; reconnecting");
                         observe::note_event("mcp.client.reconnect", || observe::reason("the transport closed"));
                     }
+                    self.shared.diagnostic("debug", "Connecting to MCP server");
                     started_ms = observe::recording().then(observe::now_ms);
                     let generation = self.generation.load(Ordering::SeqCst);
                     let f = if restore {
@@ -450,43 +451,22 @@ impl Connection {
             _ => None,
         }
     }
+}
 
-    /// The roots answered to `roots/list`.
-    pub fn roots(&self) -> Vec<Value> {
-        self.shared.roots.lock().map(|r| r.clone()).unwrap_or_default()
-    }
-
-    /// Replaces the roots; the server hears `notifications/roots/list_changed` if connected.
-    pub async fn set_roots(&self, roots: Vec<Value>) -> Result<()> {
-        if let Ok(mut current) = self.shared.roots.lock() {
-            *current = roots;
-        }
-        self.send_roots_list_changed().await
-    }
-
-    /// Sends `notifications/roots/list_changed` on the live session; a no-op when not connected.
-    pub async fn send_roots_list_changed(&self) -> Result<()> {
-        let parked = matches!(&*self.state.lock().await, State::Parked(_));
-        let live = match self.current().await {
-            Some(live) => live,
-            // A parked session is still the server's: it resumes to hear the change.
-            None if parked => self.ensure_connected().await?,
-            None => {
-                self.shared.diagnostic("debug", "Cannot send roots/list_changed: not connected");
-                return Ok(());
-            }
-        };
-        let note: ClientNotification = serde_json::from_value(json!({ "method": "notifications/roots/list_changed" }))
-            .map_err(|e| McpError::new(ErrorKind::InvalidState, self.name(), format!("roots/list_changed: {e}")))?;
-        let start_ms = observe::now_ms();
-        let sent = live.peer.send_notification(note).await;
-        observe::note_notification("notifications/roots/list_changed", start_ms, sent.as_ref().err().map(ToString::to_string));
-        sent.map_err(|e| {
-            McpError::new(
-                ErrorKind::Disconnected,
-                self.name(),
-                format!("Failed to send notifications/roots/list_changed to server {}: {e}", self.name()),
-            )
-        })
-    }
+/// Opens a session and wraps it as `Live`.
+pub(super) async fn open_live(
+    config: ServerConfig,
+    shared: Arc<HandlerShared>,
+    request_timeout_ms: u64,
+    remote: Option<Remote>,
+) -> Result<Arc<Live>> {
+    let http_url = match &config.spec {
+        Ok(crate::core::config::ServerSpec::Http(spec)) => Some(spec.url.clone()),
+        _ => None,
+    };
+    let announce_over = remote.as_ref().filter(|r| r.oauth.is_none()).map(|r| r.net.clone());
+    let opened = open_session(config, shared.clone(), request_timeout_ms, remote).await?;
+    let live = live_of(opened, &shared, http_url, announce_over);
+    shared.diagnostic("debug", format!("Connected (protocol {})", live.protocol_version));
+    Ok(Arc::new(live))
 }

@@ -10,10 +10,14 @@
 //!   `"private"` with the very same configured headers — and for no longer than its `ttlMs`.
 //!   A server whose credentials are not all in its headers (OAuth, a custom `fetch`) shares nothing.
 //!
+//! A connect's [`Outcome`] (what it showed, in order) is taken once at its end ([`learn`]): the
+//! next connect of the server starts the way this one ended.
+//!
 //! Process-wide entries are bounded ([`MAX_ENDPOINTS`]): a process that makes a million per-user
 //! clients holds what its busiest endpoints need.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -189,10 +193,81 @@ pub fn answer_at_hand(shared: &HandlerShared, endpoint: Option<&Endpoint>) -> Op
     last_answer(shared).or_else(|| endpoint.and_then(lookup))
 }
 
+/// Which era a failed start showed the server to be in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// The `initialize` handshake (2025-11-25 and before).
+    Legacy,
+    /// 2026-07-28 (`server/discover`, no handshake).
+    Modern,
+}
+
+/// One thing a connect showed, in the order it happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lesson {
+    /// A failed start showed the era; `refused_handshake`: the server refused `initialize` as a
+    /// modern-only server does (its URL is one for every client of the process).
+    Shown { era: Era, refused_handshake: bool },
+    /// The one more start failed too: nothing was learned, the next connect negotiates again.
+    Forget,
+    /// A session opened, in this era.
+    Opened { modern: bool },
+}
+
+/// What a connect showed, handed to [`learn`] once at its end.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub lessons: Vec<Lesson>,
+}
+
+impl Outcome {
+    pub fn note(&mut self, lesson: Lesson) {
+        self.lessons.push(lesson);
+    }
+
+    /// The eras shown since the first `from` lessons (one start's failure).
+    pub fn shown_since(&self, from: usize) -> Vec<Era> {
+        self.lessons[from.min(self.lessons.len())..]
+            .iter()
+            .filter_map(|l| match l {
+                Lesson::Shown { era, .. } => Some(*era),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Takes what a connect showed (its [`Outcome`]), once, at its end: the era a session opened in
+/// is remembered (the next connect starts that way); a refused handshake marks the URL as a
+/// 2026-07-28 server's for every client of the process (a dual-era server, which takes the
+/// handshake, is never marked so); a second start that failed too forgets what was known (the
+/// next connect negotiates again). The lessons count in the order they happened.
+pub fn learn(shared: &HandlerShared, outcome: Outcome) {
+    let (mut legacy, mut modern, mut forgot, mut endpoint) = (false, false, false, None);
+    for lesson in outcome.lessons {
+        match lesson {
+            Lesson::Shown { era, refused_handshake } => {
+                *if era == Era::Modern { &mut modern } else { &mut legacy } = true;
+                if refused_handshake {
+                    endpoint = Some(true);
+                }
+            }
+            Lesson::Opened { modern: opened_modern } => *if opened_modern { &mut modern } else { &mut legacy } = true,
+            Lesson::Forget => (legacy, modern, forgot, endpoint) = (false, false, true, Some(false)),
+        }
+    }
+    for (flag, set) in [(&shared.legacy_era, legacy), (&shared.modern_era, modern)] {
+        if forgot || set {
+            flag.store(set, Ordering::SeqCst);
+        }
+    }
+    settle(shared, endpoint, forgot);
+}
+
 /// What a connect showed of what outlives a session: whether the server's URL is a modern-only
 /// one (`None`: nothing new), and whether this client's last discover answer is to be forgotten
 /// (its era is being learned again).
-pub fn settle(shared: &HandlerShared, modern_endpoint: Option<bool>, forget_answer: bool) {
+fn settle(shared: &HandlerShared, modern_endpoint: Option<bool>, forget_answer: bool) {
     if forget_answer {
         set_last_answer(shared, None);
     }

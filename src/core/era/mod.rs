@@ -23,7 +23,8 @@ use rmcp::service::ClientInitializeError;
 use rmcp::ClientLifecycleMode;
 
 use super::handler::HandlerShared;
-pub use plan::{plan, Era, Lesson, Outcome, Plan};
+pub use known::{Era, Lesson, Outcome};
+pub use plan::{plan, Plan};
 
 /// The `protocolVersion` value that probes with `server/discover` first.
 pub const AUTO: &str = "auto";
@@ -105,33 +106,6 @@ pub fn http_refuses_handshake(status: Option<u16>, body: &str) -> bool {
         .ok()
         .and_then(|v| v.pointer("/error/code").and_then(serde_json::Value::as_i64))
         .is_some_and(|code| handshake_first::refuses_handshake(rmcp::model::ErrorCode(code as i32)))
-}
-
-/// Takes what a connect showed (its [`Outcome`]), once, at its end: the era a session opened in
-/// is remembered (the next connect starts that way); a refused handshake marks the URL as a
-/// 2026-07-28 server's for every client of the process (a dual-era server, which takes the
-/// handshake, is never marked so); a second start that failed too forgets what was known (the
-/// next connect negotiates again). The lessons count in the order they happened.
-pub fn learn(shared: &HandlerShared, outcome: Outcome) {
-    let (mut legacy, mut modern, mut forgot, mut endpoint) = (false, false, false, None);
-    for lesson in outcome.lessons {
-        match lesson {
-            Lesson::Shown { era, refused_handshake } => {
-                *if era == Era::Modern { &mut modern } else { &mut legacy } = true;
-                if refused_handshake {
-                    endpoint = Some(true);
-                }
-            }
-            Lesson::Opened { modern: opened_modern } => *if opened_modern { &mut modern } else { &mut legacy } = true,
-            Lesson::Forget => (legacy, modern, forgot, endpoint) = (false, false, true, Some(false)),
-        }
-    }
-    for (flag, set) in [(&shared.legacy_era, legacy), (&shared.modern_era, modern)] {
-        if forgot || set {
-            flag.store(set, Ordering::SeqCst);
-        }
-    }
-    known::settle(shared, endpoint, forgot);
 }
 
 #[cfg(test)]

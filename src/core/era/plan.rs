@@ -5,25 +5,16 @@
 //! answer at hand) into a [`Plan`]: the first start, the one start that follows when the first
 //! one fails teaching the era, whether the legacy SSE transport may follow, and the discover
 //! answer to reuse. `open` runs it without asking this layer anything more, noting in an
-//! [`Outcome`] what refused and what worked; `era::learn` takes that outcome once, at the end.
+//! [`Outcome`] what refused and what worked; [`known::learn`] takes that outcome once, at the end.
 
 use std::sync::atomic::Ordering;
 
 use rmcp::model::ServerJsonRpcMessage;
 
-use super::known::{self, Endpoint};
+use super::known::{self, Endpoint, Era};
 use super::{Start, AUTO};
 use crate::core::config::ServerSpec;
 use crate::core::handler::{HandlerShared, MODERN_PROTOCOL_VERSION};
-
-/// Which era a failed start showed the server to be in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
-    /// The `initialize` handshake (2025-11-25 and before).
-    Legacy,
-    /// 2026-07-28 (`server/discover`, no handshake).
-    Modern,
-}
 
 /// What is known of a server before a connect: the input of [`Known::plan`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -129,46 +120,12 @@ fn plan_at(shared: &HandlerShared, endpoint: Option<&Endpoint>) -> Plan {
     Known::of(shared).plan(known::answer_at_hand(shared, endpoint))
 }
 
-/// One thing a connect showed, in the order it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lesson {
-    /// A failed start showed the era; `refused_handshake`: the server refused `initialize` as a
-    /// modern-only server does (its URL is one for every client of the process).
-    Shown { era: Era, refused_handshake: bool },
-    /// The one more start failed too: nothing was learned, the next connect negotiates again.
-    Forget,
-    /// A session opened, in this era.
-    Opened { modern: bool },
-}
-
-/// What a connect showed, handed to `era::learn` once at its end.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outcome {
-    pub lessons: Vec<Lesson>,
-}
-
-impl Outcome {
-    pub fn note(&mut self, lesson: Lesson) {
-        self.lessons.push(lesson);
-    }
-
-    /// The eras shown since the first `from` lessons (one start's failure).
-    pub fn shown_since(&self, from: usize) -> Vec<Era> {
-        self.lessons[from.min(self.lessons.len())..]
-            .iter()
-            .filter_map(|l| match l {
-                Lesson::Shown { era, .. } => Some(*era),
-                _ => None,
-            })
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::era::known::learn;
     use crate::core::era::known::Remembered;
-    use crate::core::era::learn;
+    use crate::core::era::{Lesson, Outcome};
     use crate::core::transport::streamable::DiscoverAnswers;
     use std::sync::Arc;
 

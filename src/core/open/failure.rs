@@ -3,6 +3,7 @@
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+use crate::core::auth::{BeginError, OAuthSession};
 use crate::core::era;
 use crate::core::error::{ErrorKind, McpError};
 use crate::core::net::NetError;
@@ -27,6 +28,13 @@ pub struct Failure {
     pub falls_back: bool,
     /// The server answered 401: `Some(challenge)` (the `WWW-Authenticate` value, if any).
     pub auth: Option<Option<String>>,
+}
+
+impl Failure {
+    /// A failure no other transport or start would mend (a stdio server that cannot be spawned).
+    pub fn final_(error: McpError) -> Self {
+        Failure { error, falls_back: false, auth: None }
+    }
 }
 
 pub(super) fn net_failure(name: &str, e: &NetError) -> Failure {
@@ -58,6 +66,21 @@ pub(super) fn hung_up(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bo
 
 pub(super) fn timed_out(name: &str, timeout_ms: u64, what: &str) -> McpError {
     McpError::new(ErrorKind::Timeout, name, format!("Request timed out after {timeout_ms} ms ({what} on server {name})")).in_connect()
+}
+
+/// The error of a connect refused with a 401, once the OAuth flow is started: the provider's
+/// `redirectToAuthorization` fires, the server is marked `needs-auth`, and the connect fails
+/// with an `UnauthorizedError`.
+pub(super) async fn authorization_begun(name: &str, session: &OAuthSession, failure: Failure) -> McpError {
+    let challenge = failure.auth.flatten();
+    let mut error = match session.begin(challenge.as_deref()).await {
+        Ok(_) => McpError::new(ErrorKind::AuthRequired, name, "UnauthorizedError: Unauthorized"),
+        Err(BeginError::Policy { id, message }) => return McpError::new(ErrorKind::Policy(id), name, message).in_connect(),
+        Err(BeginError::Failed(e)) => McpError::new(ErrorKind::AuthFailed, name, format!("UnauthorizedError: authorization could not start: {e}")),
+    };
+    error.http_status = Some(401);
+    error.during_connect = true;
+    error
 }
 
 /// The user-facing error for a network failure.

@@ -1,6 +1,7 @@
-//! One start of a session: rmcp's `initialize` or `server/discover` over a transport, bounded by
-//! its own timeout and the connect's budget; what a negotiating start's failure shows of the era
-//! is noted in the connect's `Outcome`.
+//! A plan's starts (`Starts`: the first, then the one more the failure's era names), and
+//! one start of a session (`handshake`): rmcp's `initialize` or `server/discover` over a
+//! transport, bounded by its own timeout and the connect's budget; what a negotiating start's
+//! failure shows of the era is noted in the connect's `Outcome`.
 
 use std::time::Duration;
 
@@ -9,8 +10,40 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt};
 
 use super::failure::{classify, hung_up, refuses_handshake, timed_out, Failure};
 use super::parts::{Budget, Service};
-use crate::core::era::{self, Era, Lesson, Outcome, Start};
-use crate::core::handler::Handler;
+use crate::core::era::{self, Era, Lesson, Outcome, Plan, Start};
+use crate::core::handler::{Handler, HandlerShared};
+use crate::core::observe;
+
+/// A plan's starts, one at a time: the first (with the discover answer at hand), then, after
+/// its failure, the one more start the plan names when the failure showed the era; a second
+/// failure forgets what was known.
+pub(super) struct Starts<'p> {
+    plan: &'p Plan,
+    /// The lessons noted before the first start.
+    seen: usize,
+    retried: bool,
+}
+
+impl<'p> Starts<'p> {
+    /// The plan's starts, and its first one.
+    pub(super) fn first(plan: &'p Plan, outcome: &Outcome) -> (Self, &'p Start) {
+        (Starts { plan, seen: outcome.lessons.len(), retried: false }, &plan.first)
+    }
+
+    /// The start that follows the failed one (`again`: what it does, for the log), or `None`: the
+    /// failure is the connect's.
+    pub(super) fn after(&mut self, failed: &Failure, shared: &HandlerShared, again: &str, outcome: &mut Outcome) -> Option<&'p Start> {
+        if self.retried {
+            outcome.note(Lesson::Forget);
+            return None;
+        }
+        let next = self.plan.after(&outcome.shown_since(self.seen))?;
+        shared.diagnostic("debug", format!("Protocol start failed ({}); {again}", failed.error.message));
+        observe::note_event("mcp.client.era_fallback", || observe::reason(failed.error.message.clone()));
+        self.retried = true;
+        Some(next)
+    }
+}
 
 /// Starts a session over `transport` (`lifecycle`: how, for the era start `start`) within
 /// `timeout_ms`, and within the connect budget; notes the era a negotiating start's failure shows.

@@ -9,12 +9,11 @@ use std::time::Duration;
 use rmcp::model::ServerJsonRpcMessage;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 
-use super::failure::{classify, net_error, timed_out, Failure};
-use super::handshake::handshake;
-use super::parts::{Budget, Opened, Remote, Service, SessionParts};
-use super::sse::{fall_back, open_sse};
-use crate::core::auth::bearer::BearerClient;
-use crate::core::auth::{AuthState, BeginError, OAuthSession};
+use super::failure::{authorization_begun, classify, net_error, timed_out, Failure};
+use super::handshake::{handshake, Starts};
+use super::parts::{Budget, Opened, Remote, SessionClient, SessionParts};
+use super::sse::open_sse;
+use crate::core::auth::{AuthState, BeginError};
 use crate::core::config::HttpSpec;
 use crate::core::era::known::{Endpoint, Remembered};
 use crate::core::era::{self, Era, Lesson, Outcome, Plan, Start};
@@ -40,46 +39,34 @@ pub(super) async fn run_http(
     outcome: &mut Outcome,
 ) -> Result<Opened> {
     let remote = remote.ok_or_else(|| McpError::invalid_config(name, "internal: no HTTP client for a url server"))?;
-    let oauth = remote.oauth.clone();
-    let mut result = open_http(name, spec, handler.clone(), request_timeout_ms, remote.clone(), (plan, plan.discover.clone()), outcome).await;
-    if let (Err(Failure { auth: Some(challenge), .. }), Some(session)) = (&result, &oauth) {
+    // The answer at hand serves the first run only: a run after tokens were obtained asks what is known then.
+    let (mut answer, mut tokens_obtained) = (plan.discover.clone(), false);
+    let result = loop {
+        let result = open_http(name, spec, handler.clone(), request_timeout_ms, remote.clone(), (plan, answer.take()), outcome).await;
+        let (Err(Failure { auth: Some(challenge), .. }), Some(session), false) = (&result, &remote.oauth, tokens_obtained) else { break result };
         match session.authorize_without_browser(challenge.as_deref()).await {
             Ok(true) => {
                 observe::note_event("mcp.client.oauth.token", || observe::reason("tokens obtained without a browser; connecting again"));
-                // The answer at hand served the first start only: this run asks what is known now.
-                result = open_http(name, spec, handler, request_timeout_ms, remote, (plan, None), outcome).await;
+                tokens_obtained = true;
             }
-            Ok(false) => {}
+            Ok(false) => break result,
             Err(BeginError::Policy { id, message }) => return Err(McpError::new(ErrorKind::Policy(id), name, message).in_connect()),
             Err(BeginError::Failed(e)) => return Err(McpError::new(ErrorKind::AuthFailed, name, e).in_connect()),
         }
-    }
-    match (result, oauth) {
+    };
+    match (result, &remote.oauth) {
         (Ok(opened), Some(session)) => {
             session.set_state(AuthState::Authorized);
             Ok(opened)
         }
         (Ok(opened), None) => Ok(opened),
-        (Err(failure), Some(session)) if failure.auth.is_some() => Err(begin_authorization(name, &session, failure).await),
+        (Err(failure), Some(session)) if failure.auth.is_some() => Err(authorization_begun(name, session, failure).await),
         (Err(failure), _) => Err(failure.error),
     }
 }
 
-/// Starts the OAuth flow after a 401: the provider's `redirectToAuthorization` fires, the
-/// server is marked `needs-auth`, and the connect fails with an `UnauthorizedError`.
-async fn begin_authorization(name: &str, session: &OAuthSession, failure: Failure) -> McpError {
-    let challenge = failure.auth.flatten();
-    let mut error = match session.begin(challenge.as_deref()).await {
-        Ok(_) => McpError::new(ErrorKind::AuthRequired, name, "UnauthorizedError: Unauthorized"),
-        Err(BeginError::Policy { id, message }) => return McpError::new(ErrorKind::Policy(id), name, message).in_connect(),
-        Err(BeginError::Failed(e)) => McpError::new(ErrorKind::AuthFailed, name, format!("UnauthorizedError: authorization could not start: {e}")),
-    };
-    error.http_status = Some(401);
-    error.during_connect = true;
-    error
-}
-
-/// Runs a `url` server's plan (`planned`: the plan and the discover answer at hand for its first start).
+/// Runs a `url` server's plan (`planned`: the plan and the discover answer at hand for its first
+/// start): the Streamable HTTP starts, then the SSE fallback when the failure allows it.
 async fn open_http(
     name: &str,
     spec: &HttpSpec,
@@ -90,56 +77,75 @@ async fn open_http(
     outcome: &mut Outcome,
 ) -> std::result::Result<Opened, Failure> {
     let (plan, answer) = planned;
-    let net = remote.net.clone();
     // Checked before any transport exists, like the anchor's up-front check.
-    net.policy().check(&spec.url, crate::core::net::policy::BlockedBecause::NotSent).map_err(|e| Failure {
+    remote.net.policy().check(&spec.url, crate::core::net::policy::BlockedBecause::NotSent).map_err(|e| Failure {
         error: net_error(name, &e),
         falls_back: false,
         auth: None,
     })?;
-    if spec.url.path().ends_with("/sse") {
-        // Only SSE is tried: the request timeout bounds it, as in `@mastra/mcp`.
-        return open_sse(name, spec, handler, &Budget::new(request_timeout_ms), net, remote.oauth.as_deref()).await;
-    }
-    // One budget for the whole connect, the Streamable HTTP attempt and the SSE fallback alike.
-    let budget = Budget::new(request_timeout_ms.max(spec.connect_timeout_ms));
-    let session = Arc::new(Mutex::new(None));
-    let listener = Listener::default();
-    let resume = Resume::default();
+    // A URL ending in `/sse` is SSE only, bounded by the request timeout as in `@mastra/mcp`;
+    // otherwise one budget bounds the whole connect, Streamable HTTP and the SSE fallback alike.
+    let sse_only = spec.url.path().ends_with("/sse");
+    let budget = Budget::new(if sse_only { request_timeout_ms } else { request_timeout_ms.max(spec.connect_timeout_ms) });
+    let streamable_failed = match sse_only {
+        true => None,
+        false => match open_streamable(name, spec, &handler, &remote, &budget, (plan, answer), outcome).await {
+            Ok(opened) => return Ok(opened),
+            // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
+            Err(first) if first.falls_back && plan.sse_fallback => {
+                handler.shared.diagnostic("debug", format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message));
+                observe::note_event("mcp.client.transport_fallback", || observe::reason(first.error.message.clone()));
+                Some(first)
+            }
+            Err(first) => return Err(first),
+        },
+    };
+    open_sse(name, spec, handler, &budget, remote.net, remote.oauth.as_deref(), streamable_failed).await
+}
+
+/// The Streamable HTTP starts of a plan, on one session's parts: the first start, and the one
+/// more the plan names when the first one's failure showed the era.
+async fn open_streamable(
+    name: &str,
+    spec: &HttpSpec,
+    handler: &Handler,
+    remote: &Remote,
+    budget: &Budget,
+    planned: (&Plan, Option<ServerJsonRpcMessage>),
+    outcome: &mut Outcome,
+) -> std::result::Result<Opened, Failure> {
+    let (plan, answer) = planned;
+    let (session, listener, resume) = (Arc::new(Mutex::new(None)), Listener::default(), Resume::default());
     let parts = SessionParts { session: &session, listener: &listener, resume: &resume };
-    let seen = outcome.lessons.len();
-    let mut attempt = open_streamable(name, spec, &handler, (&remote, &parts), &budget, (&plan.first, answer), outcome).await?;
-    if let Err(first) = &attempt {
+    let (mut starts, mut start) = Starts::first(plan, outcome);
+    let mut answer = answer;
+    let started = loop {
+        let http = mcp_http_answered(spec, &handler.shared, &remote.net, &parts, answer.take());
+        let transport = Observed::new(streamable::transport(&spec.url, SessionClient::new(http, remote.oauth.as_ref())), handler.shared.clone());
+        // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
+        // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
+        let lifecycle = if *start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
+        let failed = match handshake(name, handler.clone(), transport, start, lifecycle, spec.connect_timeout_ms, budget, outcome).await {
+            Err(failed) => failed,
+            started => break started,
+        };
         // A server of the handshake era may refuse `server/discover` before `initialize` at the
-        // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is
-        // noted as such, and the handshake follows (then, if that fails too, the SSE
-        // fallback). An authorization challenge (401, 403) is not about the era. A refused
-        // handshake was noted in `handshake`: 2026-07-28 follows on the same endpoint.
-        if plan.first == Start::Probe && era::probe_refused(first.error.http_status) {
+        // HTTP layer (400 "no session yet", 404 "unknown session", 405, even a 500): it is noted
+        // as such, and the handshake follows (then, if that fails too, the SSE fallback). An
+        // authorization challenge (401, 403) is not about the era. A refused handshake was noted
+        // in `handshake`: 2026-07-28 follows on the same endpoint.
+        if *start == Start::Probe && era::probe_refused(failed.error.http_status) {
             outcome.note(Lesson::Shown { era: Era::Legacy, refused_handshake: false });
         }
-        if let Some(next) = plan.after(&outcome.shown_since(seen)) {
-            handler.shared.diagnostic("debug", format!("Protocol start failed ({}); starting again", first.error.message));
-            observe::note_event("mcp.client.era_fallback", || observe::reason(first.error.message.clone()));
-            attempt = open_streamable(name, spec, &handler, (&remote, &parts), &budget, (next, None), outcome).await?;
-            if attempt.is_err() {
-                outcome.note(Lesson::Forget);
-            }
+        match starts.after(&failed, &handler.shared, "starting again", outcome) {
+            Some(next) => start = next,
+            None => break Err(failed),
         }
-    }
-    match attempt {
-        Ok(service) => {
-            let resume = remote.oauth.is_none().then_some(resume);
-            Ok(Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener), sse: false, resume })
-        }
-        // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
-        Err(first) if first.falls_back && plan.sse_fallback => {
-            handler.shared.diagnostic("debug", format!("Streamable HTTP failed ({}); trying the legacy SSE transport", first.error.message));
-            observe::note_event("mcp.client.transport_fallback", || observe::reason(first.error.message.clone()));
-            fall_back(name, spec, handler, &budget, net, remote.oauth.as_deref(), first).await
-        }
-        Err(first) => Err(first),
-    }
+    };
+    started.map(|service| {
+        let resume = remote.oauth.is_none().then_some(resume);
+        Opened { service, http_session: Some(session), lane: None, modern: false, listener: Some(listener), sse: false, resume }
+    })
 }
 
 /// Our HTTP client of one Streamable HTTP session.
@@ -197,36 +203,5 @@ pub async fn resume_streamable(
         listener: Some(parts.listener.clone()),
         sse: false,
         resume: Some(parts.resume.clone()),
-    })
-}
-
-/// One Streamable HTTP connect, started as `start` (with the discover answer at hand). The
-/// outer error is final (OAuth could not even start).
-async fn open_streamable(
-    name: &str,
-    spec: &HttpSpec,
-    handler: &Handler,
-    (remote, parts): (&Remote, &SessionParts<'_>),
-    budget: &Budget,
-    starting: (&Start, Option<ServerJsonRpcMessage>),
-    outcome: &mut Outcome,
-) -> std::result::Result<std::result::Result<Service, Failure>, Failure> {
-    let (start, answer) = starting;
-    let (oauth, net) = (&remote.oauth, &remote.net);
-    let shared = handler.shared.clone();
-    let http = mcp_http_answered(spec, &shared, net, parts, answer);
-    // Over HTTP a refused `initialize` ends the transport: the handshake-first start is a plain
-    // handshake, and `handshake` learns from a refusal so that `server/discover` follows.
-    let lifecycle = if *start == Start::HandshakeFirst { ClientLifecycleMode::Initialize } else { start.lifecycle() };
-    Ok(match oauth {
-        Some(oauth) => {
-            let client = BearerClient::new(http, oauth.clone());
-            let transport = streamable::transport(&spec.url, client);
-            handshake(name, handler.clone(), Observed::new(transport, shared), start, lifecycle, spec.connect_timeout_ms, budget, outcome).await
-        }
-        None => {
-            let transport = streamable::transport(&spec.url, http);
-            handshake(name, handler.clone(), Observed::new(transport, shared), start, lifecycle, spec.connect_timeout_ms, budget, outcome).await
-        }
     })
 }

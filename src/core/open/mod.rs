@@ -2,7 +2,7 @@
 //! the connect's plan from what it knows (`era::plan`); the transport the config names runs it
 //! (`stdio.rs`; `http.rs`, with the SSE fallback in `sse.rs`), each start in `handshake.rs`,
 //! noting in an `Outcome` what refused and what opened, without asking the era layer anything
-//! more; the era layer takes that outcome once (`era::learn`).
+//! more; the era layer takes that outcome once (`era::known::learn`).
 
 mod failure;
 mod handshake;
@@ -35,7 +35,6 @@ pub async fn open_session(config: ServerConfig, shared: Arc<HandlerShared>, requ
     let name = config.name.clone();
     let spec = config.spec()?.clone();
     let plan = era::plan(&shared, &spec);
-    shared.diagnostic("debug", "Connecting to MCP server");
     let handler = Handler { shared: shared.clone() };
     let mut outcome = Outcome::default();
     let mut opened = match &spec {
@@ -47,6 +46,6 @@ pub async fn open_session(config: ServerConfig, shared: Arc<HandlerShared>, requ
         opened.modern = version.as_deref() == Some(MODERN_PROTOCOL_VERSION);
         outcome.note(Lesson::Opened { modern: opened.modern });
     }
-    era::learn(&shared, outcome);
+    era::known::learn(&shared, outcome);
     opened
 }

@@ -1,18 +1,27 @@
 //! What opening a session hands over and works within: the started session (`Opened`), the
 //! HTTP side of a `url` server (`Remote`), a Streamable HTTP session's parts that outlive one
-//! rmcp service (`SessionParts`), and the connect's time (`Budget`).
+//! rmcp service (`SessionParts`) and its HTTP client (`SessionClient`), and the connect's time
+//! (`Budget`).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::stream::BoxStream;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::{SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse};
+use sse_stream::Sse;
 
+use crate::core::auth::bearer::BearerClient;
 use crate::core::auth::OAuthSession;
 use crate::core::handler::Handler;
 use crate::core::net::NetClient;
 use crate::core::transport::lane::Lane;
 use crate::core::transport::listener::Listener;
 use crate::core::transport::resume::Resume;
+use crate::core::transport::streamable::McpHttp;
 
 pub type Service = RunningService<RoleClient, Handler>;
 
@@ -48,6 +57,70 @@ pub struct SessionParts<'a> {
     pub session: &'a Arc<Mutex<Option<String>>>,
     pub listener: &'a Listener,
     pub resume: &'a Resume,
+}
+
+/// The HTTP client of one Streamable HTTP session: ours (`McpHttp`), carrying the OAuth
+/// session's token on every request when the server is protected.
+#[derive(Clone)]
+pub enum SessionClient {
+    Open(McpHttp),
+    Protected(BearerClient<McpHttp>),
+}
+
+impl SessionClient {
+    pub fn new(http: McpHttp, oauth: Option<&Arc<OAuthSession>>) -> Self {
+        match oauth {
+            Some(session) => SessionClient::Protected(BearerClient::new(http, session.clone())),
+            None => SessionClient::Open(http),
+        }
+    }
+}
+
+type HttpResult<T> = Result<T, StreamableHttpError<<McpHttp as StreamableHttpClient>::Error>>;
+
+impl StreamableHttpClient for SessionClient {
+    type Error = <McpHttp as StreamableHttpClient>::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        match self {
+            SessionClient::Open(c) => c.post_message(uri, message, session_id, auth_header, custom_headers).await,
+            SessionClient::Protected(c) => c.post_message(uri, message, session_id, auth_header, custom_headers).await,
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<()> {
+        match self {
+            SessionClient::Open(c) => c.delete_session(uri, session_id, auth_header, custom_headers).await,
+            SessionClient::Protected(c) => c.delete_session(uri, session_id, auth_header, custom_headers).await,
+        }
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+        match self {
+            SessionClient::Open(c) => c.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await,
+            SessionClient::Protected(c) => c.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await,
+        }
+    }
 }
 
 /// The time a whole connect may take: every attempt of it ends by one deadline.

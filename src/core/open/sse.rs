@@ -15,27 +15,9 @@ use crate::core::net::{NetClient, NetError};
 use crate::core::transport::observed::Observed;
 use crate::core::transport::sse;
 
-/// The SSE fallback of a Streamable HTTP connect that failed (`first`), within what is left of
-/// the connect's budget; a failure names both transports' errors.
-pub(super) async fn fall_back(
-    name: &str,
-    spec: &HttpSpec,
-    handler: Handler,
-    budget: &Budget,
-    net: NetClient,
-    oauth: Option<&OAuthSession>,
-    first: Failure,
-) -> std::result::Result<Opened, Failure> {
-    let second = if budget.remaining_ms() == 0 {
-        let error = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
-        Err(Failure { error, falls_back: false, auth: None })
-    } else {
-        open_sse(name, spec, handler, budget, net, oauth).await
-    };
-    second.map_err(|second| Failure { auth: second.auth.clone(), error: both_failed(name, first.error, second.error), falls_back: false })
-}
-
-/// A legacy SSE connect within `budget` (its bearer token, if any, on the stream's request).
+/// A legacy SSE connect within `budget` (its bearer token, if any, on the stream's request): the
+/// fallback of a Streamable HTTP connect that failed (`streamable_failed`), within what is left
+/// of the connect's budget, its failure then naming both transports' errors; or the only try.
 pub(super) async fn open_sse(
     name: &str,
     spec: &HttpSpec,
@@ -43,6 +25,7 @@ pub(super) async fn open_sse(
     budget: &Budget,
     net: NetClient,
     oauth: Option<&OAuthSession>,
+    streamable_failed: Option<Failure>,
 ) -> std::result::Result<Opened, Failure> {
     let shared = handler.shared.clone();
     // A legacy SSE session keeps connections of its own, closed with it: a server that holds one
@@ -50,6 +33,10 @@ pub(super) async fn open_sse(
     // reconnect's new stream arrives.
     let net = net.with_own_pool();
     let work = async {
+        if budget.remaining_ms() == 0 {
+            let error = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
+            return Err(Failure { error, falls_back: false, auth: None });
+        }
         let net = match oauth {
             Some(session) => match session.access_token().await {
                 Some(token) => net.with_header("authorization", format!("Bearer {token}")),
@@ -61,11 +48,15 @@ pub(super) async fn open_sse(
         shared.sse_reached.store(true, std::sync::atomic::Ordering::SeqCst);
         handler.serve(Observed::new(transport, shared)).await.map_err(|e| classify(name, &e))
     };
-    match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
-        Ok(Err(f)) => Err(f),
-        Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
-    }
+    let failed = match tokio::time::timeout_at(budget.deadline, work).await {
+        Ok(Ok(service)) => return Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
+        Ok(Err(f)) => f,
+        Err(_) => Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None },
+    };
+    Err(match streamable_failed {
+        Some(first) => Failure { auth: failed.auth.clone(), error: both_failed(name, first.error, failed.error), falls_back: false },
+        None => failed,
+    })
 }
 
 /// Opens a legacy SSE stream. A server this client reached before that is now unreachable (no

@@ -4,16 +4,16 @@
 
 use rmcp::model::ServerJsonRpcMessage;
 
-use super::handshake::handshake;
+use super::failure::Failure;
+use super::handshake::{handshake, Starts};
 use super::parts::{Budget, Opened};
 use crate::core::config::StdioSpec;
 use crate::core::era::handshake_first::HandshakeFirst;
 use crate::core::era::known::{Remembered, ReuseDiscover};
 use crate::core::era::probe_window::ProbeWindow;
-use crate::core::era::{Lesson, Outcome, Plan, Start};
+use crate::core::era::{Outcome, Plan, Start};
 use crate::core::error::Result;
 use crate::core::handler::Handler;
-use crate::core::observe;
 use crate::core::transport::pipe::PipeTransport;
 use crate::core::transport::stdio as child;
 
@@ -28,21 +28,15 @@ pub(super) async fn run_stdio(
     outcome: &mut Outcome,
 ) -> Result<Opened> {
     let budget = Budget::new(request_timeout_ms);
-    match open_stdio(name, spec, handler.clone(), (&plan.first, plan.discover.clone()), request_timeout_ms, &budget, outcome).await {
-        Err(first) => match plan.after(&outcome.shown_since(0)) {
-            Some(next) => {
-                handler.shared.diagnostic("debug", format!("Automatic protocol start failed ({}); starting the server again", first.message));
-                observe::note_event("mcp.client.era_fallback", || observe::reason(first.message.clone()));
-                // The answer at hand served the first start only: this one asks what is known now.
-                let retried = open_stdio(name, spec, handler, (next, None), request_timeout_ms, &budget, outcome).await;
-                if retried.is_err() {
-                    outcome.note(Lesson::Forget);
-                }
-                retried
-            }
-            None => Err(first),
-        },
-        other => other,
+    let (mut starts, mut start) = Starts::first(plan, outcome);
+    // The answer at hand serves the first start only: a second one asks what is known then.
+    let mut answer = plan.discover.clone();
+    loop {
+        let failed = match open_stdio(name, spec, handler.clone(), (start, answer.take()), request_timeout_ms, &budget, outcome).await {
+            Err(failed) => failed,
+            opened => return opened.map_err(|f| f.error),
+        };
+        start = starts.after(&failed, &handler.shared, "starting the server again", outcome).ok_or(failed.error)?;
     }
 }
 
@@ -55,10 +49,10 @@ async fn open_stdio(
     request_timeout_ms: u64,
     budget: &Budget,
     outcome: &mut Outcome,
-) -> Result<Opened> {
+) -> std::result::Result<Opened, Failure> {
     let (start, answer) = starting;
     let shared = handler.shared.clone();
-    let mut spawned = child::spawn(name, spec)?;
+    let mut spawned = child::spawn(name, spec).map_err(Failure::final_)?;
     if let Some(stderr) = spawned.stderr.take() {
         child::forward_stderr(shared.clone(), stderr);
     }
@@ -80,6 +74,5 @@ async fn open_stdio(
             handshake(name, handler, transport, start, lifecycle, request_timeout_ms, budget, outcome).await
         }
     };
-    let service = service.map_err(|f| f.error)?;
-    Ok(Opened { service, http_session: None, lane: Some(lane), modern: false, listener: None, sse: false, resume: None })
+    Ok(Opened { service: service?, http_session: None, lane: Some(lane), modern: false, listener: None, sse: false, resume: None })
 }
