@@ -87,9 +87,10 @@ async fn open_http(
     // otherwise one budget bounds the whole connect, Streamable HTTP and the SSE fallback alike.
     let sse_only = spec.url.path().ends_with("/sse");
     let budget = Budget::new(if sse_only { request_timeout_ms } else { request_timeout_ms.max(spec.connect_timeout_ms) });
-    let streamable_failed = match sse_only {
-        true => None,
-        false => match open_streamable(name, spec, &handler, &remote, &budget, (plan, answer), outcome).await {
+    let streamable_failed = if sse_only {
+        None
+    } else {
+        match open_streamable(name, spec, &handler, &remote, &budget, (plan, answer), outcome).await {
             Ok(opened) => return Ok(opened),
             // A pinned 2026-07-28 fails as it is: the legacy SSE transport cannot speak it.
             Err(first) if first.falls_back && plan.sse_fallback => {
@@ -98,7 +99,7 @@ async fn open_http(
                 Some(first)
             }
             Err(first) => return Err(first),
-        },
+        }
     };
     open_sse(name, spec, handler, &budget, remote.net, remote.oauth.as_deref(), streamable_failed).await
 }
@@ -114,11 +115,10 @@ async fn open_streamable(
     planned: (&Plan, Option<ServerJsonRpcMessage>),
     outcome: &mut Outcome,
 ) -> std::result::Result<Opened, Failure> {
-    let (plan, answer) = planned;
+    let (plan, mut answer) = planned;
     let (session, listener, resume) = (Arc::new(Mutex::new(None)), Listener::default(), Resume::default());
     let parts = SessionParts { session: &session, listener: &listener, resume: &resume };
     let (mut starts, mut start) = Starts::first(plan, outcome);
-    let mut answer = answer;
     let started = loop {
         let http = mcp_http_answered(spec, &handler.shared, &remote.net, &parts, answer.take());
         let transport = Observed::new(streamable::transport(&spec.url, SessionClient::new(http, remote.oauth.as_ref())), handler.shared.clone());
