@@ -13,7 +13,7 @@ export declare class NativeCallbackServer {
 }
 
 export declare class NativeClient {
-  constructor(servers: Record<string, unknown>, timeoutMs: number | undefined | null, onEvent: (event: { server: string; kind: string; payload: unknown }) => void, onStderr: (chunk: { server: string; data: Buffer }) => void, onElicit: (request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>, onFetch: (request: FetchRequest) => Promise<FetchResponse>, onFetchRead: (bodyId: number) => Promise<Buffer | null>, onFetchCancel: (bodyId: number) => void, onAuth: (request: { server: string; op: string; args: unknown }) => Promise<unknown>, onCallDone: (done: CallDone) => void)
+  constructor(servers: Record<string, unknown>, timeoutMs: number | undefined | null, onEvent: (event: { server: string; kind: string; payload: unknown }) => void, onStderr: ((chunk: { server: string; data: Buffer }) => void) | undefined | null, onElicit: (request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>, onFetch: ((request: FetchRequest) => Promise<FetchResponse>) | undefined | null, onFetchRead: ((bodyId: number) => Promise<Buffer | null>) | undefined | null, onFetchCancel: ((bodyId: number) => void) | undefined | null, onAuth: ((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null, onCallDone: (done: CallDone) => void)
   /**
    * From now on, results and errors carry their operation's trace (`core::observe`): the face
    * asks once, when it first records a span or a metric for this client.

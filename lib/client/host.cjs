@@ -136,24 +136,30 @@ function keepInStore(native, store) {
 function openNative(host, args) {
   const self = new WeakRef(host);
   const { stderr, directCalls, servers } = host;
-  const fetchBridge = new FetchBridge(servers, host.callContexts);
+  const wire = toWireServers(servers);
+  const wired = Object.values(wire);
+  // Each callback is a threadsafe function in the core for the client's life: only those some
+  // server needs are made.
+  const fetchBridge = wired.some((d) => d?.customFetch) ? new FetchBridge(servers, host.callContexts) : undefined;
+  const withAuth = wired.some((d) => d?.oauth);
+  const withStderr = wired.some((d) => d?.stderr === 'pipe');
   return new NativeClient(
-    toWireServers(servers),
+    wire,
     args.timeout,
     (event) => {
       const h = self.deref();
       if (h) events.onEvent(h, event);
     },
-    ({ server, data }) => stderr.get(server)?.write(data),
+    withStderr ? ({ server, data }) => stderr.get(server)?.write(data) : undefined,
     (request) => {
       const h = self.deref();
       if (!h) throw new Error(`No elicitation handler is registered for server ${request.server}`);
       return onInputRequest(h, request);
     },
-    (request) => fetchBridge.fetch(request),
-    (bodyId) => fetchBridge.read(bodyId),
-    (bodyId) => fetchBridge.cancel(bodyId),
-    (request) => callProvider(servers[request.server]?.authProvider, request),
+    fetchBridge && ((request) => fetchBridge.fetch(request)),
+    fetchBridge && ((bodyId) => fetchBridge.read(bodyId)),
+    fetchBridge && ((bodyId) => fetchBridge.cancel(bodyId)),
+    withAuth ? (request) => callProvider(servers[request.server]?.authProvider, request) : undefined,
     (done) => settleDirectCall(directCalls, done),
   );
 }

@@ -24,7 +24,8 @@ pub struct StderrChunk {
 
 pub struct JsEventSink {
     pub events: std::sync::Arc<EventFn>,
-    pub stderr: StderrFn,
+    /// `None` when no server pipes its stderr.
+    pub stderr: Option<StderrFn>,
 }
 
 impl EventSink for JsEventSink {
@@ -34,8 +35,9 @@ impl EventSink for JsEventSink {
     }
 
     fn stderr(&self, server: &str, chunk: Vec<u8>) {
-        let chunk = StderrChunk { server: server.to_string(), data: chunk.into() };
-        self.stderr.call(chunk, ThreadsafeFunctionCallMode::NonBlocking);
+        if let Some(stderr) = &self.stderr {
+            stderr.call(StderrChunk { server: server.to_string(), data: chunk.into() }, ThreadsafeFunctionCallMode::NonBlocking);
+        }
     }
 }
 
@@ -91,4 +93,25 @@ impl ElicitationResponder for JsElicitation {
             let _ = events.call_async_catch(event).await;
         })
     }
+}
+
+/// Refuses a client whose servers need a callback the face did not give (a server with a custom
+/// `fetch`, an OAuth provider or `stderr: 'pipe'`): without it the server would silently go
+/// without what its definition asks for.
+pub fn check_callbacks(servers: &Value, stderr: bool, fetch: bool, auth: bool) -> napi::Result<()> {
+    let definitions = servers.as_object().into_iter().flatten();
+    for (name, definition) in definitions {
+        let flag = |key: &str| definition.get(key).and_then(Value::as_bool) == Some(true);
+        let missing = if flag("customFetch") && !fetch {
+            "fetch"
+        } else if flag("oauth") && !auth {
+            "authProvider"
+        } else if definition.get("stderr").and_then(Value::as_str) == Some("pipe") && !stderr {
+            "stderr"
+        } else {
+            continue;
+        };
+        return Err(napi::Error::from_reason(format!("internal: server {name} needs the {missing} callback, which was not given")));
+    }
+    Ok(())
 }

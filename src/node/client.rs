@@ -10,7 +10,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::callbacks::{ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
+use super::callbacks::{check_callbacks, ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
 use super::traced::{json_error, to_napi};
@@ -118,24 +118,37 @@ impl NativeClient {
         #[napi(ts_arg_type = "Record<string, unknown>")] servers: Value,
         timeout_ms: Option<f64>,
         #[napi(ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void")] on_event: EventFn,
-        #[napi(ts_arg_type = "(chunk: { server: string; data: Buffer }) => void")] on_stderr: StderrFn,
+        #[napi(ts_arg_type = "((chunk: { server: string; data: Buffer }) => void) | undefined | null")] on_stderr: Option<StderrFn>,
         #[napi(ts_arg_type = "(request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
-        #[napi(ts_arg_type = "(request: FetchRequest) => Promise<FetchResponse>")] on_fetch: FetchFn,
-        #[napi(ts_arg_type = "(bodyId: number) => Promise<Buffer | null>")] on_fetch_read: ReadFn,
-        #[napi(ts_arg_type = "(bodyId: number) => void")] on_fetch_cancel: CancelFn,
-        #[napi(ts_arg_type = "(request: { server: string; op: string; args: unknown }) => Promise<unknown>")] on_auth: AuthFn,
+        #[napi(ts_arg_type = "((request: FetchRequest) => Promise<FetchResponse>) | undefined | null")] on_fetch: Option<FetchFn>,
+        #[napi(ts_arg_type = "((bodyId: number) => Promise<Buffer | null>) | undefined | null")] on_fetch_read: Option<ReadFn>,
+        #[napi(ts_arg_type = "((bodyId: number) => void) | undefined | null")] on_fetch_cancel: Option<CancelFn>,
+        #[napi(ts_arg_type = "((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null")] on_auth: Option<
+            AuthFn,
+        >,
         #[napi(ts_arg_type = "(done: CallDone) => void")] on_call_done: CallDoneFn,
     ) -> Result<Self> {
+        // Each callback is a threadsafe function held as long as the client: only those some server
+        // needs are made (a custom `fetch`, an OAuth provider, `stderr: 'pipe'`).
+        check_callbacks(
+            &servers,
+            on_stderr.is_some(),
+            on_fetch.is_some() && on_fetch_read.is_some() && on_fetch_cancel.is_some(),
+            on_auth.is_some(),
+        )?;
         let events = Arc::new(on_event);
         let sink = Arc::new(JsEventSink { events: events.clone(), stderr: on_stderr });
         let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events });
-        let js_fetch = Arc::new(JsFetch { fetch: Arc::new(on_fetch), read: Arc::new(on_fetch_read), cancel: Arc::new(on_fetch_cancel) });
         let mut ports = HostPorts::reqwest().map_err(to_napi)?;
-        ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
-        let on_auth = Arc::new(on_auth);
-        ports.auth_provider = Some(Arc::new(move |server: &str| {
-            Arc::new(JsAuthProvider { callback: on_auth.clone(), server: server.to_string() }) as Arc<dyn crate::core::auth::AuthProvider>
-        }));
+        if let (Some(fetch), Some(read), Some(cancel)) = (on_fetch, on_fetch_read, on_fetch_cancel) {
+            let js_fetch = Arc::new(JsFetch { fetch: Arc::new(fetch), read: Arc::new(read), cancel: Arc::new(cancel) });
+            ports.custom_fetch = Some(Arc::new(move |server: &str| js_fetch.backend_for(server)));
+        }
+        if let Some(on_auth) = on_auth.map(Arc::new) {
+            ports.auth_provider = Some(Arc::new(move |server: &str| {
+                Arc::new(JsAuthProvider { callback: on_auth.clone(), server: server.to_string() }) as Arc<dyn crate::core::auth::AuthProvider>
+            }));
+        }
         let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &ports).map_err(to_napi)?;
         Ok(NativeClient {
             registry: Some(Arc::new(registry)),
