@@ -5,7 +5,7 @@
 // work on. `MCPClient` and `InternalMastraMCPClient` each own one; the modules are plain
 // functions of it, so a client holds no closures of its own beyond the native callbacks.
 const { PassThrough } = require('node:stream');
-const { NativeClient } = require('../native.cjs');
+const { NativeCallbacks, NativeClient } = require('../native.cjs');
 const { toWireServers } = require('../wire-config.cjs');
 const { FetchBridge } = require('../fetch-bridge.cjs');
 const { callProvider } = require('../oauth/provider-ops.cjs');
@@ -130,37 +130,65 @@ function keepInStore(native, store) {
 }
 
 /**
- * The native client. It holds its callbacks strongly: they must not hold the host (which holds
- * the client), or the pair could never be collected (a disconnected, dropped client would leak).
+ * The clients of this process, by id, for the callbacks they share. A client's host is held
+ * weakly (the host holds its native client: a dropped, disconnected client must be collectable);
+ * its direct calls strongly, so a call still in flight when the host goes is settled all the same.
+ */
+const clients = new Map(); // id -> { host: WeakRef<Host>, directCalls, dropped }
+const dropped = new FinalizationRegistry((id) => {
+  const client = clients.get(id);
+  if (client && client.directCalls.size === 0) clients.delete(id);
+  else if (client) client.dropped = true;
+});
+let nextClient = 0;
+let shared; // the process's NativeCallbacks, made with its first client
+
+/** The callbacks every client of the process shares (threadsafe functions, made once). */
+function sharedCallbacks() {
+  shared ??= new NativeCallbacks(
+    (event) => {
+      const host = clients.get(event.client)?.host.deref();
+      if (host) events.onEvent(host, event);
+    },
+    (request) => {
+      const host = clients.get(request.client)?.host.deref();
+      if (!host) throw new Error(`No elicitation handler is registered for server ${request.server}`);
+      return onInputRequest(host, request);
+    },
+    (done) => {
+      const client = clients.get(done.client);
+      if (!client) return;
+      settleDirectCall(client.directCalls, done);
+      if (client.dropped && client.directCalls.size === 0) clients.delete(done.client);
+    },
+  );
+  return shared;
+}
+
+/**
+ * The native client: the process's shared callbacks under this client's id, and its own only
+ * where a server needs them (each is a threadsafe function held for the client's life).
  */
 function openNative(host, args) {
-  const self = new WeakRef(host);
-  const { stderr, directCalls, servers } = host;
+  const { stderr, servers } = host;
+  const id = nextClient++ >>> 0;
+  clients.set(id, { host: new WeakRef(host), directCalls: host.directCalls, dropped: false });
+  dropped.register(host, id);
   const wire = toWireServers(servers);
   const wired = Object.values(wire);
-  // Each callback is a threadsafe function in the core for the client's life: only those some
-  // server needs are made.
   const fetchBridge = wired.some((d) => d?.customFetch) ? new FetchBridge(servers, host.callContexts) : undefined;
   const withAuth = wired.some((d) => d?.oauth);
   const withStderr = wired.some((d) => d?.stderr === 'pipe');
   return new NativeClient(
     wire,
     args.timeout,
-    (event) => {
-      const h = self.deref();
-      if (h) events.onEvent(h, event);
-    },
+    sharedCallbacks(),
+    id,
     withStderr ? ({ server, data }) => stderr.get(server)?.write(data) : undefined,
-    (request) => {
-      const h = self.deref();
-      if (!h) throw new Error(`No elicitation handler is registered for server ${request.server}`);
-      return onInputRequest(h, request);
-    },
     fetchBridge && ((request) => fetchBridge.fetch(request)),
     fetchBridge && ((bodyId) => fetchBridge.read(bodyId)),
     fetchBridge && ((bodyId) => fetchBridge.cancel(bodyId)),
     withAuth ? (request) => callProvider(servers[request.server]?.authProvider, request) : undefined,
-    (done) => settleDirectCall(directCalls, done),
   );
 }
 

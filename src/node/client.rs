@@ -6,11 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::callbacks::{check_callbacks, ElicitFn, EventFn, JsElicitation, JsEventSink, StderrFn};
+use super::callbacks::{check_callbacks, ClientCallbacks, JsElicitation, JsEventSink, NativeCallbacks, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
 use super::traced::{json_error, to_napi};
@@ -21,7 +20,7 @@ use crate::core::listen;
 use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
 use crate::core::results::describe_tool as describe_tool_entry;
-use crate::core::tool_call::{self, CallMeta, CallOptions, DirectCall, Settled, Settlement};
+use crate::core::tool_call::{self, CallMeta, CallOptions, DirectCall, Settled};
 use crate::core::{operations, skills, tool_cache, user_handlers};
 use crate::core::{Connection, McpError, Registry};
 
@@ -58,32 +57,13 @@ fn call_meta(progress: Option<Value>, run_id: Option<Value>, trace_json: Option<
     CallMeta { track_progress: progress, run_id, trace_json, user_json: meta_json }
 }
 
-/// A settled direct call, handed to the face's completion callback.
-#[napi(object)]
-pub struct CallDone {
-    pub id: u32,
-    pub ok: bool,
-    /// The shaped result, or the error (`McpError::to_json`), as JSON text.
-    pub json: String,
-}
-
-/// `(done: CallDone) => void`
-pub type CallDoneFn = ThreadsafeFunction<CallDone, (), CallDone, Status, false, true>;
-
-fn call_done(done_fn: &CallDoneFn, id: u32, settlement: Settlement) {
-    let done = match settlement {
-        Ok(json) => CallDone { id, ok: true, json },
-        Err(json) => CallDone { id, ok: false, json },
-    };
-    done_fn.call(done, ThreadsafeFunctionCallMode::NonBlocking);
-}
-
 #[napi]
 pub struct NativeClient {
     registry: Option<Arc<Registry>>,
     /// Calls in flight the face may cancel by id (and OAuth flows).
     calls: Arc<CallTable>,
-    call_done: Arc<CallDoneFn>,
+    /// The process's shared callbacks, as this client's (a direct call's completion goes there).
+    callbacks: ClientCallbacks,
     /// Whether results carry their operation's trace (`observe_operations`).
     observe: Arc<AtomicBool>,
 }
@@ -117,28 +97,28 @@ impl NativeClient {
     pub fn new(
         #[napi(ts_arg_type = "Record<string, unknown>")] servers: Value,
         timeout_ms: Option<f64>,
-        #[napi(ts_arg_type = "(event: { server: string; kind: string; payload: unknown }) => void")] on_event: EventFn,
+        callbacks: &NativeCallbacks,
+        client: u32,
         #[napi(ts_arg_type = "((chunk: { server: string; data: Buffer }) => void) | undefined | null")] on_stderr: Option<StderrFn>,
-        #[napi(ts_arg_type = "(request: { server: string; key: string; id: number; params: unknown }) => Promise<unknown>")] on_elicit: ElicitFn,
         #[napi(ts_arg_type = "((request: FetchRequest) => Promise<FetchResponse>) | undefined | null")] on_fetch: Option<FetchFn>,
         #[napi(ts_arg_type = "((bodyId: number) => Promise<Buffer | null>) | undefined | null")] on_fetch_read: Option<ReadFn>,
         #[napi(ts_arg_type = "((bodyId: number) => void) | undefined | null")] on_fetch_cancel: Option<CancelFn>,
         #[napi(ts_arg_type = "((request: { server: string; op: string; args: unknown }) => Promise<unknown>) | undefined | null")] on_auth: Option<
             AuthFn,
         >,
-        #[napi(ts_arg_type = "(done: CallDone) => void")] on_call_done: CallDoneFn,
     ) -> Result<Self> {
-        // Each callback is a threadsafe function held as long as the client: only those some server
-        // needs are made (a custom `fetch`, an OAuth provider, `stderr: 'pipe'`).
+        // The callbacks every client has are the process's (`callbacks`, each payload naming
+        // `client`); a client's own threadsafe functions are made only when one of its servers
+        // needs them (a custom `fetch`, an OAuth provider, `stderr: 'pipe'`).
         check_callbacks(
             &servers,
             on_stderr.is_some(),
             on_fetch.is_some() && on_fetch_read.is_some() && on_fetch_cancel.is_some(),
             on_auth.is_some(),
         )?;
-        let events = Arc::new(on_event);
-        let sink = Arc::new(JsEventSink { events: events.clone(), stderr: on_stderr });
-        let responder = Arc::new(JsElicitation { callback: Arc::new(on_elicit), events });
+        let callbacks = ClientCallbacks { client, shared: callbacks.shared.clone() };
+        let sink = Arc::new(JsEventSink { callbacks: callbacks.clone(), stderr: on_stderr });
+        let responder = Arc::new(JsElicitation { callbacks: callbacks.clone() });
         let mut ports = HostPorts::reqwest().map_err(to_napi)?;
         if let (Some(fetch), Some(read), Some(cancel)) = (on_fetch, on_fetch_read, on_fetch_cancel) {
             let js_fetch = Arc::new(JsFetch { fetch: Arc::new(fetch), read: Arc::new(read), cancel: Arc::new(cancel) });
@@ -150,12 +130,7 @@ impl NativeClient {
             }));
         }
         let registry = Registry::new(&servers, opt_ms(timeout_ms), sink, Some(responder), &ports).map_err(to_napi)?;
-        Ok(NativeClient {
-            registry: Some(Arc::new(registry)),
-            calls: Default::default(),
-            call_done: Arc::new(on_call_done),
-            observe: Default::default(),
-        })
+        Ok(NativeClient { registry: Some(Arc::new(registry)), calls: Default::default(), callbacks, observe: Default::default() })
     }
 
     /// From now on, results and errors carry their operation's trace (`core::observe`): the face
@@ -278,11 +253,11 @@ impl NativeClient {
         let conn = self.server(&server)?;
         let meta = call_meta(progress, run_id, trace_json, meta_json);
         let call = DirectCall { server, name, args_json, meta, observed: self.observing(), id: call_id };
-        let done_fn = self.call_done.clone();
+        let callbacks = self.callbacks.clone();
         let settled = move |settled: Settled| match settled {
-            Settled::Done(settlement) => call_done(&done_fn, call_id, settlement),
+            Settled::Done(settlement) => callbacks.call_done(call_id, settlement),
             Settled::FollowUp(follow_up) => {
-                napi::bindgen_prelude::spawn(async move { call_done(&done_fn, call_id, follow_up.await) });
+                napi::bindgen_prelude::spawn(async move { callbacks.call_done(call_id, follow_up.await) });
             }
         };
         tool_call::start(&conn, &self.calls, call, settled).map_err(to_napi)
