@@ -157,6 +157,15 @@ const SCENARIOS = [
     ],
   },
   {
+    name: 'client-footprint',
+    full: { clients: 2000 },
+    quick: { clients: 500 },
+    metrics: [
+      ['construct_rss_kib', 'a new client per user (own bearer token), not connected yet, {clients} held: RSS per client (KiB)', 'lower'],
+      ['construct_heap_kib', 'a new client per user, not connected yet: V8 heap per client (KiB)', 'lower'],
+    ],
+  },
+  {
     name: 'per-user-rtt',
     full: { users: 40, concurrency: 4, rtt: 50 },
     quick: { users: 12, concurrency: 4, rtt: 50 },

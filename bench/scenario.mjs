@@ -605,6 +605,27 @@ async function perUserBurst(transport, { burst = 200, quiet = BURST_QUIET_MS }) 
 }
 
 /**
+ * A new client per user, before its first request: `clients` clients made (each its own bearer token) and held,
+ * none connected; the RSS and V8 heap each adds (after `gc()`). A fresh process, warmed by 200 clients made and
+ * dropped first (module loading, the allocators). The floor's client has nothing before it connects.
+ */
+async function clientFootprint({ clients = 2000 }) {
+  const url = 'http://127.0.0.1:9/mcp'; // never reached: nothing connects
+  const make = (first) => Promise.all(Array.from({ length: clients }, (_, i) => userClient({ s: userServer('http', first + i, url) })));
+  await make(600_000).then((warm) => (warm.length = 0));
+  await sleep(200);
+  gc();
+  const before = memory();
+  const held = await make(700_000);
+  gc();
+  const after = memory();
+  const per = (k) => (after[k] - before[k]) / 1024 / clients;
+  const result = { construct_rss_kib: per('rss'), construct_heap_kib: per('heap') };
+  held.length = 0;
+  return result;
+}
+
+/**
  * Per user over a link with `rtt` ms of round-trip time (bench/rtt-proxy.mjs): the median time per user in
  * round trips, and new TCP connections per user, `concurrency` users at a time. With `dualEra` the server
  * also speaks 2026-07-28 and ours is pinned to it (a known era: no discovery after the first client).
@@ -680,6 +701,7 @@ scenarios['per-user-stdio'] = (p) => perUser('stdio', p);
 scenarios['per-user-burst-http'] = (p) => perUserBurst('http', p);
 scenarios['per-user-burst-stdio'] = (p) => perUserBurst('stdio', p);
 scenarios['per-user-rtt'] = (p) => perUserRtt(p);
+scenarios['client-footprint'] = (p) => clientFootprint(p);
 scenarios['per-user-rtt-2026'] = (p) => perUserRtt({ ...p, dualEra: 1 });
 
 async function httpThroughput({ calls = 10000, inflight = 64, warm = 1000 }, sse) {
