@@ -6,7 +6,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 
 use super::failure::{both_failed, classify, net_failure, timed_out, Failure};
-use super::parts::{Budget, Opened};
+use super::parts::{Budget, Opened, Service};
 use crate::core::auth::OAuthSession;
 use crate::core::config::HttpSpec;
 use crate::core::error::{ErrorKind, McpError};
@@ -27,16 +27,36 @@ pub(super) async fn open_sse(
     oauth: Option<&OAuthSession>,
     streamable_failed: Option<Failure>,
 ) -> std::result::Result<Opened, Failure> {
+    let failed = if budget.remaining_ms() == 0 {
+        let error = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
+        Failure { error, falls_back: false, auth: None }
+    } else {
+        match connect_within(name, spec, handler, budget, net, oauth).await {
+            Ok(service) => return Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
+            Err(failed) => failed,
+        }
+    };
+    Err(match streamable_failed {
+        Some(first) => Failure { auth: failed.auth.clone(), error: both_failed(name, first.error, failed.error), falls_back: false },
+        None => failed,
+    })
+}
+
+/// The SSE stream opened and the session started over it, by the budget's deadline.
+async fn connect_within(
+    name: &str,
+    spec: &HttpSpec,
+    handler: Handler,
+    budget: &Budget,
+    net: NetClient,
+    oauth: Option<&OAuthSession>,
+) -> std::result::Result<Service, Failure> {
     let shared = handler.shared.clone();
     // A legacy SSE session keeps connections of its own, closed with it: a server that holds one
     // SSE session at a time (1.18's MCPServer) must see the old stream's connection go before a
     // reconnect's new stream arrives.
     let net = net.with_own_pool();
     let work = async {
-        if budget.remaining_ms() == 0 {
-            let error = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
-            return Err(Failure { error, falls_back: false, auth: None });
-        }
         let net = match oauth {
             Some(session) => match session.access_token().await {
                 Some(token) => net.with_header("authorization", format!("Bearer {token}")),
@@ -48,15 +68,10 @@ pub(super) async fn open_sse(
         shared.sse_reached.store(true, std::sync::atomic::Ordering::SeqCst);
         handler.serve(Observed::new(transport, shared)).await.map_err(|e| classify(name, &e))
     };
-    let failed = match tokio::time::timeout_at(budget.deadline, work).await {
-        Ok(Ok(service)) => return Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
-        Ok(Err(f)) => f,
-        Err(_) => Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None },
-    };
-    Err(match streamable_failed {
-        Some(first) => Failure { auth: failed.auth.clone(), error: both_failed(name, first.error, failed.error), falls_back: false },
-        None => failed,
-    })
+    match tokio::time::timeout_at(budget.deadline, work).await {
+        Ok(started) => started,
+        Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
+    }
 }
 
 /// Opens a legacy SSE stream. A server this client reached before that is now unreachable (no
