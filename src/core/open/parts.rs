@@ -4,9 +4,11 @@
 //! (`Budget`).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::Either;
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
@@ -78,47 +80,50 @@ impl SessionClient {
 
 type HttpResult<T> = Result<T, StreamableHttpError<<McpHttp as StreamableHttpClient>::Error>>;
 
+// Each method hands rmcp our client's future as it is, and the OAuth client's boxed: rmcp's session
+// worker holds the future of a request it awaits inside its task, so an inline future the size of
+// the larger client's would size every session's task for its whole life.
 impl StreamableHttpClient for SessionClient {
     type Error = <McpHttp as StreamableHttpClient>::Error;
 
-    async fn post_message(
+    fn post_message(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<StreamableHttpPostResponse> {
+    ) -> impl Future<Output = HttpResult<StreamableHttpPostResponse>> + Send + '_ {
         match self {
-            SessionClient::Open(c) => c.post_message(uri, message, session_id, auth_header, custom_headers).await,
-            SessionClient::Protected(c) => c.post_message(uri, message, session_id, auth_header, custom_headers).await,
+            SessionClient::Open(c) => Either::Left(c.post_message(uri, message, session_id, auth_header, custom_headers)),
+            SessionClient::Protected(c) => Either::Right(Box::pin(c.post_message(uri, message, session_id, auth_header, custom_headers))),
         }
     }
 
-    async fn delete_session(
+    fn delete_session(
         &self,
         uri: Arc<str>,
         session_id: Arc<str>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<()> {
+    ) -> impl Future<Output = HttpResult<()>> + Send + '_ {
         match self {
-            SessionClient::Open(c) => c.delete_session(uri, session_id, auth_header, custom_headers).await,
-            SessionClient::Protected(c) => c.delete_session(uri, session_id, auth_header, custom_headers).await,
+            SessionClient::Open(c) => Either::Left(c.delete_session(uri, session_id, auth_header, custom_headers)),
+            SessionClient::Protected(c) => Either::Right(Box::pin(c.delete_session(uri, session_id, auth_header, custom_headers))),
         }
     }
 
-    async fn get_stream(
+    fn get_stream(
         &self,
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+    ) -> impl Future<Output = HttpResult<BoxStream<'static, Result<Sse, SseError>>>> + Send + '_ {
         match self {
-            SessionClient::Open(c) => c.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await,
-            SessionClient::Protected(c) => c.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await,
+            SessionClient::Open(c) => Either::Left(c.get_stream(uri, session_id, last_event_id, auth_header, custom_headers)),
+            SessionClient::Protected(c) => Either::Right(Box::pin(c.get_stream(uri, session_id, last_event_id, auth_header, custom_headers))),
         }
     }
 }
