@@ -42,6 +42,26 @@ test('elicitation: accept, decline and cancel reach the server; a throwing handl
   );
 });
 
+test('clients of one process at once: each elicitation reaches its own client\'s handler, each result its own caller', async () => {
+  const users = ['Ada', 'Grace', 'Barbara', 'Frances'];
+  const asked = new Map(users.map((u) => [u, 0]));
+  const clients = await Promise.all(
+    users.map(async (user) => {
+      const c = client({ fx: stdioFixtureServer() });
+      await c.elicitation.onRequest('fx', async () => {
+        asked.set(user, asked.get(user) + 1);
+        return { action: 'accept', content: { name: user } };
+      });
+      return { user, tools: await c.listTools() };
+    }),
+  );
+  const rounds = await Promise.all(
+    clients.flatMap(({ user, tools }) => [1, 2].map(async () => ({ user, answer: JSON.parse((await tools.fx_elicit.execute({}, {})).content[0].text) }))),
+  );
+  for (const { user, answer } of rounds) assert.deepEqual(answer, { action: 'accept', content: { name: user } });
+  for (const user of users) assert.equal(asked.get(user), 2, `${user}'s handler answered only ${user}'s calls`);
+});
+
 for (const [transport, define] of Object.entries(transports)) {
   test(`input over ${transport}: elicitation applies requestedSchema defaults to fields an accept left out`, async () => {
     const c = client({ ev: define() });

@@ -40,6 +40,19 @@ impl HostPorts {
         Ok(HostPorts { http, custom_fetch: None, auth_provider: None })
     }
 
+    /// `config`, or one whose server fails on first use, naming what the host did not plug in: a
+    /// server with a custom `fetch` or an OAuth provider never goes out over the built-in client
+    /// instead (the host makes those bridges only for clients that need them).
+    fn checked(&self, mut config: ServerConfig) -> ServerConfig {
+        let missing = match &config.spec {
+            Ok(ServerSpec::Http(spec)) if spec.custom_fetch && self.custom_fetch.is_none() => "fetch",
+            Ok(ServerSpec::Http(spec)) if spec.oauth && self.auth_provider.is_none() => "authProvider",
+            _ => return config,
+        };
+        config.spec = Err(McpError::invalid_config(&config.name, format!("internal: the host gave no {missing} bridge for server {}", config.name)));
+        config
+    }
+
     /// The HTTP client (and OAuth session) of a `url` server.
     fn remote_for(&self, config: &ServerConfig) -> Option<Remote> {
         let Ok(ServerSpec::Http(spec)) = &config.spec else { return None };
@@ -93,7 +106,7 @@ impl Registry {
         let mut map = HashMap::with_capacity(defs.len());
         let slot = Arc::new(WarmSlot::default());
         for (name, def) in defs {
-            let config = ServerConfig::from_json(name, def);
+            let config = ports.checked(ServerConfig::from_json(name, def));
             let remote = ports.remote_for(&config);
             let carry = warm::carry_for(&config, &slot);
             order.push(name.clone());
@@ -162,5 +175,24 @@ impl Registry {
             }
         }
         Value::Object(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_needing_a_bridge_the_host_did_not_give_fails_on_use_and_never_goes_out_unasked() {
+        let ports = HostPorts::reqwest().expect("ports");
+        for (key, named) in [("customFetch", "fetch"), ("oauth", "authProvider")] {
+            let def = serde_json::json!({ "url": "http://127.0.0.1:1/mcp", key: true });
+            let config = ports.checked(ServerConfig::from_json("s", &def));
+            let error = config.spec.expect_err("refused");
+            assert_eq!(error.kind, ErrorKind::InvalidConfig);
+            assert!(error.message.contains(named), "{}", error.message);
+        }
+        let plain = ports.checked(ServerConfig::from_json("s", &serde_json::json!({ "url": "http://127.0.0.1:1/mcp" })));
+        assert!(plain.spec.is_ok());
     }
 }

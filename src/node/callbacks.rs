@@ -158,24 +158,3 @@ impl ElicitationResponder for JsElicitation {
         })
     }
 }
-
-/// Refuses a client whose servers need a callback the face did not give (a server with a custom
-/// `fetch`, an OAuth provider or `stderr: 'pipe'`): without it the server would silently go
-/// without what its definition asks for.
-pub fn check_callbacks(servers: &Value, stderr: bool, fetch: bool, auth: bool) -> napi::Result<()> {
-    let definitions = servers.as_object().into_iter().flatten();
-    for (name, definition) in definitions {
-        let flag = |key: &str| definition.get(key).and_then(Value::as_bool) == Some(true);
-        let missing = if flag("customFetch") && !fetch {
-            "fetch"
-        } else if flag("oauth") && !auth {
-            "authProvider"
-        } else if definition.get("stderr").and_then(Value::as_str) == Some("pipe") && !stderr {
-            "stderr"
-        } else {
-            continue;
-        };
-        return Err(napi::Error::from_reason(format!("internal: server {name} needs the {missing} callback, which was not given")));
-    }
-    Ok(())
-}

@@ -9,7 +9,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::callbacks::{check_callbacks, ClientCallbacks, JsElicitation, JsEventSink, NativeCallbacks, StderrFn};
+use super::callbacks::{ClientCallbacks, JsElicitation, JsEventSink, NativeCallbacks, StderrFn};
 use super::fetch::{CancelFn, FetchFn, JsFetch, ReadFn};
 use super::oauth::{AuthFn, JsAuthProvider};
 use super::traced::{json_error, to_napi};
@@ -110,12 +110,6 @@ impl NativeClient {
         // The callbacks every client has are the process's (`callbacks`, each payload naming
         // `client`); a client's own threadsafe functions are made only when one of its servers
         // needs them (a custom `fetch`, an OAuth provider, `stderr: 'pipe'`).
-        check_callbacks(
-            &servers,
-            on_stderr.is_some(),
-            on_fetch.is_some() && on_fetch_read.is_some() && on_fetch_cancel.is_some(),
-            on_auth.is_some(),
-        )?;
         let callbacks = ClientCallbacks { client, shared: callbacks.shared.clone() };
         let sink = Arc::new(JsEventSink { callbacks: callbacks.clone(), stderr: on_stderr });
         let responder = Arc::new(JsElicitation { callbacks: callbacks.clone() });

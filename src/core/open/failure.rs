@@ -30,13 +30,6 @@ pub struct Failure {
     pub auth: Option<Option<String>>,
 }
 
-impl Failure {
-    /// A failure no other transport or start would mend (a stdio server that cannot be spawned).
-    pub fn final_(error: McpError) -> Self {
-        Failure { error, falls_back: false, auth: None }
-    }
-}
-
 pub(super) fn net_failure(name: &str, e: &NetError) -> Failure {
     Failure { error: net_error(name, e), falls_back: net_falls_back(e), auth: (e.status() == Some(401)).then_some(None) }
 }
@@ -123,9 +116,7 @@ pub(super) fn classify(name: &str, e: &ClientInitializeError) -> Failure {
                         err.http_status = Some(404);
                         Failure { error: err, falls_back: true, auth: None }
                     }
-                    StreamableHttpError::Auth(e) => {
-                        Failure { error: McpError::new(ErrorKind::AuthFailed, name, format!("OAuth: {e}")), falls_back: false, auth: None }
-                    }
+                    StreamableHttpError::Auth(e) => Failure::no_fallback(McpError::new(ErrorKind::AuthFailed, name, format!("OAuth: {e}"))),
                     other => Failure {
                         error: McpError::new(ErrorKind::ConnectFailed, name, format!("{context}: {}", error_and_causes(other))),
                         falls_back: true,
@@ -177,6 +168,11 @@ pub(super) fn classify(name: &str, e: &ClientInitializeError) -> Failure {
 }
 
 impl Failure {
+    /// A failure no other transport would mend, and no authorization challenge.
+    pub(super) fn no_fallback(error: McpError) -> Self {
+        Failure { error, falls_back: false, auth: None }
+    }
+
     pub(super) fn in_connect(mut self) -> Self {
         self.error.during_connect = true;
         self

@@ -78,11 +78,7 @@ async fn open_http(
 ) -> std::result::Result<Opened, Failure> {
     let (plan, answer) = planned;
     // Checked before any transport exists, like the anchor's up-front check.
-    remote.net.policy().check(&spec.url, crate::core::net::policy::BlockedBecause::NotSent).map_err(|e| Failure {
-        error: net_error(name, &e),
-        falls_back: false,
-        auth: None,
-    })?;
+    remote.net.policy().check(&spec.url, crate::core::net::policy::BlockedBecause::NotSent).map_err(|e| Failure::no_fallback(net_error(name, &e)))?;
     // A URL ending in `/sse` is SSE only, bounded by the request timeout as in `@mastra/mcp`;
     // otherwise one budget bounds the whole connect, Streamable HTTP and the SSE fallback alike.
     let sse_only = spec.url.path().ends_with("/sse");

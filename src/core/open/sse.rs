@@ -29,7 +29,7 @@ pub(super) async fn open_sse(
 ) -> std::result::Result<Opened, Failure> {
     let failed = if budget.remaining_ms() == 0 {
         let error = McpError::new(ErrorKind::Timeout, name, format!("not tried: the connect budget of {} ms was used up", budget.total_ms));
-        Failure { error, falls_back: false, auth: None }
+        Failure::no_fallback(error)
     } else {
         match connect_within(name, spec, handler, budget, net, oauth).await {
             Ok(service) => return Ok(Opened { service, http_session: None, lane: None, modern: false, listener: None, sse: true, resume: None }),
@@ -70,7 +70,7 @@ async fn connect_within(
     };
     match tokio::time::timeout_at(budget.deadline, work).await {
         Ok(started) => started,
-        Err(_) => Err(Failure { error: timed_out(name, budget.total_ms, "SSE connect"), falls_back: false, auth: None }),
+        Err(_) => Err(Failure::no_fallback(timed_out(name, budget.total_ms, "SSE connect"))),
     }
 }
 

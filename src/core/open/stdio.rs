@@ -52,7 +52,7 @@ async fn open_stdio(
 ) -> std::result::Result<Opened, Failure> {
     let (start, answer) = starting;
     let shared = handler.shared.clone();
-    let mut spawned = child::spawn(name, spec).map_err(Failure::final_)?;
+    let mut spawned = child::spawn(name, spec).map_err(Failure::no_fallback)?;
     if let Some(stderr) = spawned.stderr.take() {
         child::forward_stderr(shared.clone(), stderr);
     }
