@@ -396,23 +396,41 @@ impl StreamableHttpClient for McpHttp {
         Box::pin(self.delete(uri, session_id, auth_header, custom_headers))
     }
 
-    async fn get_stream(
+    /// The session's own stream waits until something needs it (a resumed one does not, and
+    /// takes over the request it resumes). The wait is all a session's GET task holds until
+    /// then: the request's own future is boxed, made once the stream is wanted.
+    fn get_stream(
         &self,
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> impl Future<Output = HttpResult<BoxStream<'static, Result<Sse, SseError>>>> + Send + '_ {
+        async move {
+            let resuming = match last_event_id {
+                None => {
+                    self.listener.until_wanted(QUIET_BEFORE_LISTENING).await;
+                    None
+                }
+                Some(_) => self.listener.resumed(),
+            };
+            Box::pin(self.open_stream(uri, session_id, last_event_id, auth_header, custom_headers, resuming)).await
+        }
+    }
+}
+
+impl McpHttp {
+    /// The GET that opens the session's stream, or resumes one (`last_event_id`).
+    async fn open_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        resuming: Option<super::listener::InFlight>,
     ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
-        // The session's own stream waits until something needs it (a resumed one does not, and
-        // takes over the request it resumes).
-        let resuming = match last_event_id {
-            None => {
-                self.listener.until_wanted(QUIET_BEFORE_LISTENING).await;
-                None
-            }
-            Some(_) => self.listener.resumed(),
-        };
         let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.set_header("accept", "text/event-stream");
         if let Some(id) = last_event_id {

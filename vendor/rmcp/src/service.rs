@@ -1840,7 +1840,9 @@ where
             // Drop our sender so the channel closes once all handler task
             // clones finish sending their responses (or are dropped).
             drop(sink_proxy_tx);
-            let drain_result = tokio::time::timeout(timeout_duration, async {
+            // Boxed: inline, this one-off drain would size the service's task (held for the
+            // session's life) at twice what its loop needs.
+            let drain_result = Box::pin(tokio::time::timeout(timeout_duration, async {
                 // First, wait for any response sends already dispatched by the
                 // main loop (these hold transport write futures).
                 while let Some(result) = response_send_tasks.join_next().await {
@@ -1867,7 +1869,7 @@ where
                         break;
                     }
                 }
-            })
+            }))
             .await;
             if drain_result.is_err() {
                 tracing::warn!("timed out draining in-flight responses");

@@ -696,6 +696,15 @@ pub struct StreamableHttpClientWorker<C: StreamableHttpClient> {
     pub config: StreamableHttpClientTransportConfig,
 }
 
+/// What the session's first exchange settled (see `start_session`).
+struct SessionStart {
+    session_id: Option<Arc<str>>,
+    negotiated_version: ProtocolVersion,
+    protocol_headers: HashMap<HeaderName, HeaderValue>,
+    saved_init_request: Option<Box<ClientJsonRpcMessage>>,
+    uses_modern_http: bool,
+}
+
 struct PostResult<C: StreamableHttpClient> {
     send_request: WorkerSendRequest<StreamableHttpClientWorker<C>>,
     // None means the send future was dropped, or the request or transport was cancelled.
@@ -1089,13 +1098,13 @@ impl<C: StreamableHttpClient> StreamableHttpClientWorker<C> {
                         },
                         retry_config,
                     );
-                    Self::execute_sse_stream(
+                    Box::pin(Self::execute_sse_stream(
                         sse_stream,
                         sse_worker_tx,
                         InboundStreamOrigin::Unassociated,
                         false,
                         transport_task_ct.child_token(),
-                    )
+                    ))
                     .await
                 }
                 Err(StreamableHttpError::ServerDoesNotSupportSse) => {
@@ -1109,6 +1118,118 @@ impl<C: StreamableHttpClient> StreamableHttpClientWorker<C> {
             };
             (None, result)
         });
+    }
+
+    /// The session's first exchange (`initialize`, or a modern request, and after a handshake
+    /// its `notifications/initialized`), run in a future of its own: inline, the messages it
+    /// holds would size the worker's task for the session's whole life.
+    async fn start_session(
+        client: C,
+        config: &StreamableHttpClientTransportConfig,
+        context: &mut super::worker::WorkerContext<Self>,
+    ) -> Result<SessionStart, WorkerQuitReason<StreamableHttpError<C::Error>>> {
+        let WorkerSendRequest {
+            responder,
+            message: startup_request,
+            ..
+        } = context.recv_from_handler().await?;
+        let is_legacy_startup = matches!(
+            &startup_request,
+            ClientJsonRpcMessage::Request(request)
+                if matches!(&request.request, ClientRequest::InitializeRequest(_))
+        );
+        let saved_init_request = is_legacy_startup.then(|| Box::new(startup_request.clone()));
+        let empty_tool_cache = HashMap::new();
+        let (bootstrap_version, bootstrap_headers) = if is_legacy_startup {
+            (ProtocolVersion::default(), config.custom_headers.clone())
+        } else {
+            request_version_headers(
+                &config.custom_headers,
+                &startup_request,
+                &ProtocolVersion::default(),
+                &empty_tool_cache,
+            )
+        };
+        let (message, session_id) = match client
+            .post_message_with_response_limits(
+                config.uri.clone(),
+                startup_request,
+                None,
+                config.auth_header.clone(),
+                bootstrap_headers.clone(),
+                config.response_limits(),
+            )
+            .await
+        {
+            Ok(res) => {
+                let _ = responder.send(Ok(()));
+                res.expect_initialized::<C::Error>().await.map_err(
+                    WorkerQuitReason::fatal_context("process initialize response"),
+                )?
+            }
+            Err(err) => {
+                let msg = format!("{:?}", err);
+                let _ = responder.send(Err(err));
+                return Err(WorkerQuitReason::fatal(
+                    StreamableHttpError::TransportChannelClosed,
+                    msg,
+                ));
+            }
+        };
+        let uses_modern_http = !is_legacy_startup;
+        let session_id: Option<Arc<str>> = if uses_modern_http {
+            None
+        } else if let Some(session_id) = session_id {
+            Some(session_id.into())
+        } else {
+            if !config.allow_stateless {
+                return Err(WorkerQuitReason::fatal(
+                    StreamableHttpError::<C::Error>::MissingSessionIdInResponse,
+                    "process initialize response",
+                ));
+            }
+            None
+        };
+        let (negotiated_version, protocol_headers) = if is_legacy_startup {
+            negotiate_version_headers(&message, config.custom_headers.clone())
+        } else {
+            (bootstrap_version, bootstrap_headers)
+        };
+        context.send_to_handler(message).await?;
+        if is_legacy_startup {
+            let initialized_notification = context.recv_from_handler().await?;
+            let initialized_headers = build_request_headers(
+                &protocol_headers,
+                &initialized_notification.message,
+                &HashMap::new(),
+                &negotiated_version,
+            );
+            client
+                .post_message_with_response_limits(
+                    config.uri.clone(),
+                    initialized_notification.message,
+                    session_id.clone(),
+                    config.auth_header.clone(),
+                    initialized_headers,
+                    config.response_limits(),
+                )
+                .await
+                .map_err(WorkerQuitReason::fatal_context(
+                    "send initialized notification",
+                ))?
+                .expect_accepted_or_json::<C::Error>()
+                .map_err(WorkerQuitReason::fatal_context(
+                    "process initialized notification response",
+                ))?;
+            let _ = initialized_notification.responder.send(Ok(()));
+        }
+        Ok(SessionStart {
+            session_id,
+            negotiated_version,
+            protocol_headers,
+            saved_init_request,
+            uses_modern_http,
+        })
     }
 
     /// Performs a transparent re-initialization handshake after a session-expired 404.
@@ -1214,775 +1335,706 @@ impl<C: StreamableHttpClient> Worker for StreamableHttpClientWorker<C> {
             channel_buffer_capacity: self.config.channel_buffer_capacity,
         }
     }
-    async fn run(
+    fn run(
         self,
         mut context: super::worker::WorkerContext<Self>,
-    ) -> Result<(), WorkerQuitReason<Self::Error>> {
-        let channel_buffer_capacity = self.config.channel_buffer_capacity;
-        let (sse_worker_tx, mut sse_worker_rx) =
-            crate::boxed_mpsc::channel::<ServerJsonRpcMessage>(channel_buffer_capacity);
-        let config = self.config.clone();
-        let transport_task_ct = context.cancellation_token.clone();
-        let _drop_guard = transport_task_ct.clone().drop_guard();
-        let WorkerSendRequest {
-            responder,
-            message: startup_request,
-            ..
-        } = context.recv_from_handler().await?;
-        let is_legacy_startup = matches!(
-            &startup_request,
-            ClientJsonRpcMessage::Request(request)
-                if matches!(&request.request, ClientRequest::InitializeRequest(_))
-        );
-        let mut saved_init_request = is_legacy_startup.then(|| startup_request.clone());
-        let empty_tool_cache = HashMap::new();
-        let (bootstrap_version, bootstrap_headers) = if is_legacy_startup {
-            (ProtocolVersion::default(), config.custom_headers.clone())
-        } else {
-            request_version_headers(
-                &config.custom_headers,
-                &startup_request,
-                &ProtocolVersion::default(),
-                &empty_tool_cache,
-            )
-        };
-        let (message, session_id) = match self
-            .client
-            .post_message_with_response_limits(
-                config.uri.clone(),
-                startup_request,
-                None,
-                config.auth_header.clone(),
-                bootstrap_headers.clone(),
-                config.response_limits(),
-            )
-            .await
-        {
-            Ok(res) => {
-                let _ = responder.send(Ok(()));
-                res.expect_initialized::<C::Error>().await.map_err(
-                    WorkerQuitReason::fatal_context("process initialize response"),
-                )?
-            }
-            Err(err) => {
-                let msg = format!("{:?}", err);
-                let _ = responder.send(Err(err));
-                return Err(WorkerQuitReason::fatal(
-                    StreamableHttpError::TransportChannelClosed,
-                    msg,
-                ));
-            }
-        };
-        let mut uses_modern_http = !is_legacy_startup;
-        let mut session_id: Option<Arc<str>> = if uses_modern_http {
-            None
-        } else if let Some(session_id) = session_id {
-            Some(session_id.into())
-        } else {
-            if !self.config.allow_stateless {
-                return Err(WorkerQuitReason::fatal(
-                    StreamableHttpError::<C::Error>::MissingSessionIdInResponse,
-                    "process initialize response",
-                ));
-            }
-            None
-        };
-        let (mut negotiated_version, mut protocol_headers) = if is_legacy_startup {
-            negotiate_version_headers(&message, config.custom_headers.clone())
-        } else {
-            (bootstrap_version, bootstrap_headers)
-        };
-        // SEP-2243: tool input schemas (name -> schema) cached from tools/list responses,
-        // used to promote annotated tools/call arguments to Mcp-Param-* headers.
-        let mut tool_header_cache: HashMap<String, Arc<JsonObject>> = HashMap::new();
-
-        // Store session info for cleanup when run() exits (not spawned, so cleanup completes before close() returns)
-        let mut session_cleanup_info = session_id.as_ref().map(|sid| SessionCleanupInfo {
-            client: self.client.clone(),
-            uri: config.uri.clone(),
-            session_id: sid.clone(),
-            auth_header: config.auth_header.clone(),
-            protocol_headers: protocol_headers.clone(),
-        });
-
-        context.send_to_handler(message).await?;
-        if is_legacy_startup {
-            let initialized_notification = context.recv_from_handler().await?;
-            let initialized_headers = build_request_headers(
-                &protocol_headers,
-                &initialized_notification.message,
-                &tool_header_cache,
-                &negotiated_version,
-            );
-            self.client
-                .post_message_with_response_limits(
-                    config.uri.clone(),
-                    initialized_notification.message,
-                    session_id.clone(),
-                    config.auth_header.clone(),
-                    initialized_headers,
-                    config.response_limits(),
-                )
-                .await
-                .map_err(WorkerQuitReason::fatal_context(
-                    "send initialized notification",
-                ))?
-                .expect_accepted_or_json::<C::Error>()
-                .map_err(WorkerQuitReason::fatal_context(
-                    "process initialized notification response",
-                ))?;
-            let _ = initialized_notification.responder.send(Ok(()));
-        }
-        #[expect(
-            clippy::large_enum_variant,
-            reason = "the event is short-lived and boxing would add allocation in the event loop"
-        )]
-        enum Event<C: StreamableHttpClient> {
-            ClientMessage(WorkerSendRequest<StreamableHttpClientWorker<C>>),
-            ControlMessage(WorkerSendRequest<StreamableHttpClientWorker<C>>),
-            StartPost(WorkerSendRequest<StreamableHttpClientWorker<C>>),
-            PostResult(PostResult<C>),
-            RecoveryTimeout,
-            ServerMessage(ServerJsonRpcMessage),
-            StreamResult {
-                request_id: Option<RequestId>,
-                result: Result<(), StreamableHttpError<C::Error>>,
-            },
-        }
-        let mut streams = tokio::task::JoinSet::new();
-        let mut pending_stream_response_ids = HashSet::new();
-        let mut request_stream_cancellations =
-            HashMap::<RequestId, Arc<RequestCancellationRegistration>>::new();
-        let mut posts = FuturesUnordered::<BoxFuture<'static, PostResult<C>>>::new();
-        let mut control_posts = FuturesUnordered::<BoxFuture<'static, PostResult<C>>>::new();
-        let mut session_cancellation = CancellationToken::new();
-        let mut pending_message: Option<WorkerSendRequest<Self>> = None;
-        let mut recovery_posts = VecDeque::<WorkerSendRequest<Self>>::new();
-        let mut recovery_deadline: Option<tokio::time::Instant> = None;
-        let mut retrying_recovery = false;
-        let mut barrier_in_flight = false;
-        let max_concurrent_requests = config.max_concurrent_requests.max(1);
-        let mut awaiting_fallback_initialized = false;
-        if let Some(session_id) = &session_id {
-            Self::spawn_common_stream(
-                &mut streams,
+    ) -> impl Future<Output = Result<(), WorkerQuitReason<Self::Error>>> + Send {
+        // An `async move` block, not an `async fn`: that keeps its arguments twice in its state
+        // (as passed, and as moved into its body). The state is held for the session's life.
+        async move {
+            let channel_buffer_capacity = self.config.channel_buffer_capacity;
+            let (sse_worker_tx, mut sse_worker_rx) =
+                crate::boxed_mpsc::channel::<ServerJsonRpcMessage>(channel_buffer_capacity);
+            let config = &self.config;
+            let transport_task_ct = context.cancellation_token.clone();
+            let _drop_guard = transport_task_ct.clone().drop_guard();
+            let SessionStart {
+                mut session_id,
+                mut negotiated_version,
+                mut protocol_headers,
+                mut saved_init_request,
+                mut uses_modern_http,
+            } = Box::pin(Self::start_session(
                 self.client.clone(),
-                session_id.clone(),
-                &config,
-                protocol_headers.clone(),
-                sse_worker_tx.clone(),
-                transport_task_ct.clone(),
-            );
-        }
-        // Each POST uses the session and headers chosen when it starts.
-        // Only this loop updates the current session and protocol version.
-        let loop_result: Result<(), WorkerQuitReason<Self::Error>> = 'main_loop: loop {
-            if retrying_recovery && recovery_posts.is_empty() && posts.is_empty() {
-                retrying_recovery = false;
-            }
-            if !retrying_recovery
-                && !recovery_posts.is_empty()
-                && posts.is_empty()
-                && control_posts.is_empty()
-            {
-                // Old POSTs have finished or reached the drain deadline.
-                // Retry only ordinary POSTs that returned SessionExpired, at most once each.
-                session_cancellation.cancel();
-                recovery_deadline = None;
-                let recovery = tokio::select! {
-                    _ = transport_task_ct.cancelled() => {
-                        break 'main_loop Err(WorkerQuitReason::Cancelled);
-                    }
-                    result = tokio::time::timeout(
-                        config.session_recovery_timeout,
-                        Self::perform_reinitialization(
-                            self.client.clone(),
-                            saved_init_request.clone().expect("session recovery requires an initialize request"),
-                            config.uri.clone(),
-                            config.auth_header.clone(),
-                            config.custom_headers.clone(),
-                            config.response_limits(),
-                        ),
-                    ) => result.unwrap_or(Err(StreamableHttpError::SessionRecoveryTimeout)),
-                };
-                match recovery {
-                    Ok((new_session_id, new_version, new_headers)) => {
-                        streams.abort_all();
-                        while streams.join_next().await.is_some() {}
-                        request_stream_cancellations.clear();
-                        Self::drain_queued_stream_messages(
-                            &mut sse_worker_rx,
-                            &mut context,
-                            &mut pending_stream_response_ids,
-                        )
-                        .await?;
-                        Self::fail_pending_responses_except_retries(
-                            &mut context,
-                            &mut pending_stream_response_ids,
-                            &recovery_posts,
-                        )
-                        .await?;
-                        session_id = new_session_id;
-                        negotiated_version = new_version;
-                        protocol_headers = new_headers;
-                        session_cleanup_info = session_id.as_ref().map(|sid| SessionCleanupInfo {
-                            client: self.client.clone(),
-                            uri: config.uri.clone(),
-                            session_id: sid.clone(),
-                            auth_header: config.auth_header.clone(),
-                            protocol_headers: protocol_headers.clone(),
-                        });
-                        // Do not send controls queued during recovery to the new session.
-                        context.advance_control_generation();
-                        session_cancellation = CancellationToken::new();
-                        if let Some(session_id) = &session_id {
-                            Self::spawn_common_stream(
-                                &mut streams,
-                                self.client.clone(),
-                                session_id.clone(),
-                                &config,
-                                protocol_headers.clone(),
-                                sse_worker_tx.clone(),
-                                transport_task_ct.clone(),
-                            );
-                        }
-                        retrying_recovery = true;
-                    }
-                    Err(error) => {
-                        session_cancellation = CancellationToken::new();
-                        Self::fail_recovery_posts(
-                            &mut recovery_posts,
-                            &mut pending_stream_response_ids,
-                            error,
-                        );
-                    }
-                }
-                continue;
-            }
+                config,
+                &mut context,
+            ))
+            .await?;
+            // SEP-2243: tool input schemas (name -> schema) cached from tools/list responses,
+            // used to promote annotated tools/call arguments to Mcp-Param-* headers.
+            let mut tool_header_cache: HashMap<String, Arc<JsonObject>> = HashMap::new();
 
-            let has_post_capacity = posts.len() < max_concurrent_requests;
-            let may_start = (retrying_recovery || recovery_posts.is_empty())
-                && !barrier_in_flight
-                && has_post_capacity;
-            let may_receive = may_start && pending_message.is_none() && !retrying_recovery;
-            let queued = if retrying_recovery {
-                recovery_posts.front_mut()
-            } else {
-                pending_message.as_mut()
-            };
-            let has_queued = queued.is_some();
-            let can_process_queued = queued.as_ref().is_some_and(|request| {
-                let retry_completed = retrying_recovery
-                    && Self::client_request_id(&request.message)
-                        .is_some_and(|id| !pending_stream_response_ids.contains(&id));
-                let ordering_satisfied =
-                    !Self::is_ordering_barrier(&request.message, &negotiated_version)
-                        || (posts.is_empty() && control_posts.is_empty());
-                retry_completed || (may_start && ordering_satisfied)
+            // Store session info for cleanup when run() exits (not spawned, so cleanup completes before close() returns)
+            let mut session_cleanup_info = session_id.as_ref().map(|sid| SessionCleanupInfo {
+                client: self.client.clone(),
+                uri: config.uri.clone(),
+                session_id: sid.clone(),
+                auth_header: config.auth_header.clone(),
+                protocol_headers: protocol_headers.clone(),
             });
-            let event = tokio::select! {
-                _ = async {
-                    if can_process_queued {
-                        return;
-                    }
-                    let request = queued.expect("a POST is queued");
-                    let cancellation = request.cancellation_token().unwrap_or_default();
-                    tokio::select! {
-                        _ = request.responder.closed() => {}
-                        _ = cancellation.cancelled() => {}
-                    }
-                }, if has_queued => {
-                    let request = if retrying_recovery {
-                        recovery_posts.pop_front()
-                    } else {
-                        pending_message.take()
-                    };
-                    Event::StartPost(request.expect("a POST is ready to start"))
-                }
-                _ = transport_task_ct.cancelled() => {
-                    tracing::debug!("cancelled");
-                    break 'main_loop Err(WorkerQuitReason::Cancelled);
-                }
-                message = context.from_handler_rx.recv(), if may_receive => {
-                    match message {
-                        Some(msg) => Event::ClientMessage(msg),
-                        None => break 'main_loop Err(WorkerQuitReason::HandlerTerminated),
-                    }
+            // The messages an event carries are boxed, and each await in the loop below holds a
+            // boxed future: this task lives as long as the session, and its state is as large as
+            // the largest set of locals any one await keeps (inline, ~10 KiB a session).
+            enum Event<C: StreamableHttpClient> {
+                ClientMessage(Box<WorkerSendRequest<StreamableHttpClientWorker<C>>>),
+                ControlMessage(Box<WorkerSendRequest<StreamableHttpClientWorker<C>>>),
+                StartPost(Box<WorkerSendRequest<StreamableHttpClientWorker<C>>>),
+                PostResult(Box<PostResult<C>>),
+                RecoveryTimeout,
+                ServerMessage(Box<ServerJsonRpcMessage>),
+                StreamResult {
+                    request_id: Option<RequestId>,
+                    result: Result<(), StreamableHttpError<C::Error>>,
                 },
-                message = context.control_from_handler_rx.recv(),
-                    if control_posts.is_empty() && !session_cancellation.is_cancelled() => {
-                    match message {
-                        Some(msg) => Event::ControlMessage(msg),
-                        None => break 'main_loop Err(WorkerQuitReason::HandlerTerminated),
-                    }
-                },
-                Some(result) = posts.next(), if !posts.is_empty() => {
-                    Event::PostResult(result)
-                },
-                Some(result) = control_posts.next(), if !control_posts.is_empty() => {
-                    Event::PostResult(result)
-                },
-                _ = async {
-                    if let Some(deadline) = recovery_deadline {
-                        tokio::time::sleep_until(deadline).await;
-                    }
-                }, if recovery_deadline.is_some() => Event::RecoveryTimeout,
-                message = sse_worker_rx.recv() => {
-                    let Some(message) = message else {
-                        tracing::trace!("transport dropped, exiting");
-                        break 'main_loop Err(WorkerQuitReason::HandlerTerminated);
-                    };
-                    Event::ServerMessage(message)
-                },
-                terminated_stream = streams.join_next(), if !streams.is_empty() => {
-                    match terminated_stream {
-                        Some(Ok((request_id, result))) => {
-                            Event::StreamResult { request_id, result }
-                        }
-                        Some(Err(error)) => Event::StreamResult {
-                            request_id: None,
-                            result: Err(StreamableHttpError::TokioJoinError(error)),
-                        },
-                        None => continue,
-                    }
+            }
+            let mut streams = tokio::task::JoinSet::new();
+            let mut pending_stream_response_ids = HashSet::new();
+            let mut request_stream_cancellations =
+                HashMap::<RequestId, Arc<RequestCancellationRegistration>>::new();
+            let mut posts = FuturesUnordered::<BoxFuture<'static, PostResult<C>>>::new();
+            let mut control_posts = FuturesUnordered::<BoxFuture<'static, PostResult<C>>>::new();
+            let mut session_cancellation = CancellationToken::new();
+            let mut pending_message: Option<Box<WorkerSendRequest<Self>>> = None;
+            let mut recovery_posts = VecDeque::<WorkerSendRequest<Self>>::new();
+            let mut recovery_deadline: Option<tokio::time::Instant> = None;
+            let mut retrying_recovery = false;
+            let mut barrier_in_flight = false;
+            let max_concurrent_requests = config.max_concurrent_requests.max(1);
+            let mut awaiting_fallback_initialized = false;
+            if let Some(session_id) = &session_id {
+                Self::spawn_common_stream(
+                    &mut streams,
+                    self.client.clone(),
+                    session_id.clone(),
+                    &config,
+                    protocol_headers.clone(),
+                    sse_worker_tx.clone(),
+                    transport_task_ct.clone(),
+                );
+            }
+            // Each POST uses the session and headers chosen when it starts.
+            // Only this loop updates the current session and protocol version.
+            let loop_result: Result<(), WorkerQuitReason<Self::Error>> = 'main_loop: loop {
+                if retrying_recovery && recovery_posts.is_empty() && posts.is_empty() {
+                    retrying_recovery = false;
                 }
-            };
-            match event {
-                Event::ClientMessage(send_request) => {
-                    pending_message = Some(send_request);
-                }
-                Event::ControlMessage(send_request) => {
-                    if send_request.responder.is_closed() {
-                        continue;
-                    }
-                    let cancellation_request_id =
-                        Self::cancellation_request_id(&send_request.message);
-                    let stale = send_request.control_generation() != context.control_generation();
-                    if stale {
-                        // Do not send old controls to a replacement session.
-                        let result = match cancellation_request_id {
-                            Some(_) => Ok(()),
-                            None => Err(StreamableHttpError::SessionExpired),
-                        };
-                        let _ = send_request.responder.send(result);
-                        continue;
-                    }
-                    if let Some(request_id) = cancellation_request_id {
-                        drop(request_stream_cancellations.remove(request_id));
-                        pending_stream_response_ids.remove(request_id);
-                        if uses_modern_http {
-                            let _ = send_request.responder.send(Ok(()));
-                            continue;
-                        }
-                    }
-                    let (version, headers) = request_version_headers(
-                        &protocol_headers,
-                        &send_request.message,
-                        &negotiated_version,
-                        &tool_header_cache,
-                    );
-                    control_posts.push(Self::post_request(
-                        self.client.clone(),
-                        &config,
-                        send_request,
-                        PostSession {
-                            id: session_id.clone(),
-                            headers,
-                            version,
-                            cancellation: session_cancellation.clone(),
-                        },
-                        transport_task_ct.clone(),
-                    ));
-                }
-                Event::RecoveryTimeout => {
-                    recovery_deadline = None;
+                if !retrying_recovery
+                    && !recovery_posts.is_empty()
+                    && posts.is_empty()
+                    && control_posts.is_empty()
+                {
+                    // Old POSTs have finished or reached the drain deadline.
+                    // Retry only ordinary POSTs that returned SessionExpired, at most once each.
                     session_cancellation.cancel();
-                    tracing::warn!("old-session POSTs did not finish before the recovery deadline");
-                }
-                Event::StartPost(send_request) => {
-                    let request_id = Self::client_request_id(&send_request.message);
-                    let send_cancelled = send_request.responder.is_closed()
-                        || send_request
-                            .cancellation_token()
-                            .is_some_and(|token| token.is_cancelled());
-                    let retry_completed = retrying_recovery
-                        && request_id
-                            .as_ref()
-                            .is_some_and(|id| !pending_stream_response_ids.contains(id));
-                    if send_cancelled || retry_completed {
-                        if retrying_recovery && let Some(id) = &request_id {
-                            pending_stream_response_ids.remove(id);
+                    recovery_deadline = None;
+                    let recovery = tokio::select! {
+                        _ = transport_task_ct.cancelled() => {
+                            break 'main_loop Err(WorkerQuitReason::Cancelled);
                         }
-                        let _ = send_request.responder.send(Ok(()));
-                        continue;
-                    }
-                    let message = &send_request.message;
-                    let is_fallback_initialize = saved_init_request.is_none()
-                        && matches!(
-                            message,
-                            ClientJsonRpcMessage::Request(request)
-                                if matches!(
-                                    &request.request,
-                                    ClientRequest::InitializeRequest(_)
-                                )
-                        );
-                    if is_fallback_initialize {
-                        saved_init_request = Some(message.clone());
-                        let WorkerSendRequest {
-                            message, responder, ..
-                        } = send_request;
-                        // Servers do not assign sessions to `server/discover`, so a
-                        // fallback initialize starts from a clean slate: no session
-                        // ID, no cleanup state, and no streams to tear down.
-                        debug_assert!(
-                            session_id.is_none()
-                                && session_cleanup_info.is_none()
-                                && streams.is_empty(),
-                            "discover bootstrap must not create session state"
-                        );
-                        uses_modern_http = false;
-
-                        let response = self
-                            .client
-                            .post_message_with_response_limits(
+                        result = Box::pin(tokio::time::timeout(
+                            config.session_recovery_timeout,
+                            Self::perform_reinitialization(
+                                self.client.clone(),
+                                saved_init_request.as_deref().cloned().expect("session recovery requires an initialize request"),
                                 config.uri.clone(),
-                                message,
-                                None,
                                 config.auth_header.clone(),
                                 config.custom_headers.clone(),
                                 config.response_limits(),
-                            )
-                            .await;
-                        let response = match response {
-                            Ok(response) => {
-                                let _ = responder.send(Ok(()));
-                                response
+                            ),
+                        )) => result.unwrap_or(Err(StreamableHttpError::SessionRecoveryTimeout)),
+                    };
+                    match recovery {
+                        Ok((new_session_id, new_version, new_headers)) => {
+                            streams.abort_all();
+                            while streams.join_next().await.is_some() {}
+                            request_stream_cancellations.clear();
+                            Box::pin(Self::drain_queued_stream_messages(
+                                &mut sse_worker_rx,
+                                &mut context,
+                                &mut pending_stream_response_ids,
+                            ))
+                            .await?;
+                            Box::pin(Self::fail_pending_responses_except_retries(
+                                &mut context,
+                                &mut pending_stream_response_ids,
+                                &recovery_posts,
+                            ))
+                            .await?;
+                            session_id = new_session_id;
+                            negotiated_version = new_version;
+                            protocol_headers = new_headers;
+                            session_cleanup_info =
+                                session_id.as_ref().map(|sid| SessionCleanupInfo {
+                                    client: self.client.clone(),
+                                    uri: config.uri.clone(),
+                                    session_id: sid.clone(),
+                                    auth_header: config.auth_header.clone(),
+                                    protocol_headers: protocol_headers.clone(),
+                                });
+                            // Do not send controls queued during recovery to the new session.
+                            context.advance_control_generation();
+                            session_cancellation = CancellationToken::new();
+                            if let Some(session_id) = &session_id {
+                                Self::spawn_common_stream(
+                                    &mut streams,
+                                    self.client.clone(),
+                                    session_id.clone(),
+                                    &config,
+                                    protocol_headers.clone(),
+                                    sse_worker_tx.clone(),
+                                    transport_task_ct.clone(),
+                                );
                             }
-                            Err(error) => {
-                                let _ = responder.send(Err(error));
+                            retrying_recovery = true;
+                        }
+                        Err(error) => {
+                            session_cancellation = CancellationToken::new();
+                            Self::fail_recovery_posts(
+                                &mut recovery_posts,
+                                &mut pending_stream_response_ids,
+                                error,
+                            );
+                        }
+                    }
+                    continue;
+                }
+
+                let has_post_capacity = posts.len() < max_concurrent_requests;
+                let may_start = (retrying_recovery || recovery_posts.is_empty())
+                    && !barrier_in_flight
+                    && has_post_capacity;
+                let may_receive = may_start && pending_message.is_none() && !retrying_recovery;
+                let queued = if retrying_recovery {
+                    recovery_posts.front_mut()
+                } else {
+                    pending_message.as_deref_mut()
+                };
+                let has_queued = queued.is_some();
+                let can_process_queued = queued.as_ref().is_some_and(|request| {
+                    let retry_completed = retrying_recovery
+                        && Self::client_request_id(&request.message)
+                            .is_some_and(|id| !pending_stream_response_ids.contains(&id));
+                    let ordering_satisfied =
+                        !Self::is_ordering_barrier(&request.message, &negotiated_version)
+                            || (posts.is_empty() && control_posts.is_empty());
+                    retry_completed || (may_start && ordering_satisfied)
+                });
+                let event = tokio::select! {
+                    _ = async {
+                        if can_process_queued {
+                            return;
+                        }
+                        let request = queued.expect("a POST is queued");
+                        let cancellation = request.cancellation_token().unwrap_or_default();
+                        tokio::select! {
+                            _ = request.responder.closed() => {}
+                            _ = cancellation.cancelled() => {}
+                        }
+                    }, if has_queued => {
+                        let request = if retrying_recovery {
+                            recovery_posts.pop_front().map(Box::new)
+                        } else {
+                            pending_message.take()
+                        };
+                        Event::StartPost(request.expect("a POST is ready to start"))
+                    }
+                    _ = transport_task_ct.cancelled() => {
+                        tracing::debug!("cancelled");
+                        break 'main_loop Err(WorkerQuitReason::Cancelled);
+                    }
+                    message = context.from_handler_rx.recv(), if may_receive => {
+                        match message {
+                            Some(msg) => Event::ClientMessage(Box::new(msg)),
+                            None => break 'main_loop Err(WorkerQuitReason::HandlerTerminated),
+                        }
+                    },
+                    message = context.control_from_handler_rx.recv(),
+                        if control_posts.is_empty() && !session_cancellation.is_cancelled() => {
+                        match message {
+                            Some(msg) => Event::ControlMessage(Box::new(msg)),
+                            None => break 'main_loop Err(WorkerQuitReason::HandlerTerminated),
+                        }
+                    },
+                    Some(result) = posts.next(), if !posts.is_empty() => {
+                        Event::PostResult(Box::new(result))
+                    },
+                    Some(result) = control_posts.next(), if !control_posts.is_empty() => {
+                        Event::PostResult(Box::new(result))
+                    },
+                    _ = async {
+                        if let Some(deadline) = recovery_deadline {
+                            tokio::time::sleep_until(deadline).await;
+                        }
+                    }, if recovery_deadline.is_some() => Event::RecoveryTimeout,
+                    message = sse_worker_rx.recv() => {
+                        let Some(message) = message else {
+                            tracing::trace!("transport dropped, exiting");
+                            break 'main_loop Err(WorkerQuitReason::HandlerTerminated);
+                        };
+                        Event::ServerMessage(Box::new(message))
+                    },
+                    terminated_stream = streams.join_next(), if !streams.is_empty() => {
+                        match terminated_stream {
+                            Some(Ok((request_id, result))) => {
+                                Event::StreamResult { request_id, result }
+                            }
+                            Some(Err(error)) => Event::StreamResult {
+                                request_id: None,
+                                result: Err(StreamableHttpError::TokioJoinError(error)),
+                            },
+                            None => continue,
+                        }
+                    }
+                };
+                // A POST's JSON answer, for the handler.
+                let mut answer: Option<Box<ServerJsonRpcMessage>> = None;
+                match event {
+                    Event::ClientMessage(send_request) => {
+                        pending_message = Some(send_request);
+                    }
+                    Event::ControlMessage(send_request) => {
+                        if send_request.responder.is_closed() {
+                            continue;
+                        }
+                        let cancellation_request_id =
+                            Self::cancellation_request_id(&send_request.message);
+                        let stale =
+                            send_request.control_generation() != context.control_generation();
+                        if stale {
+                            // Do not send old controls to a replacement session.
+                            let result = match cancellation_request_id {
+                                Some(_) => Ok(()),
+                                None => Err(StreamableHttpError::SessionExpired),
+                            };
+                            let _ = send_request.responder.send(result);
+                            continue;
+                        }
+                        if let Some(request_id) = cancellation_request_id {
+                            drop(request_stream_cancellations.remove(request_id));
+                            pending_stream_response_ids.remove(request_id);
+                            if uses_modern_http {
+                                let _ = send_request.responder.send(Ok(()));
                                 continue;
                             }
-                        };
-                        let (initialize_response, new_session_id) = response
-                            .expect_initialized::<C::Error>()
-                            .await
-                            .map_err(WorkerQuitReason::fatal_context(
-                                "process fallback initialize response",
-                            ))?;
-                        session_id = new_session_id.map(Arc::from);
-                        if session_id.is_none() && !config.allow_stateless {
-                            return Err(WorkerQuitReason::fatal(
-                                StreamableHttpError::<C::Error>::MissingSessionIdInResponse,
-                                "process fallback initialize response",
-                            ));
                         }
-                        (negotiated_version, protocol_headers) = negotiate_version_headers(
-                            &initialize_response,
-                            config.custom_headers.clone(),
+                        let (version, headers) = request_version_headers(
+                            &protocol_headers,
+                            &send_request.message,
+                            &negotiated_version,
+                            &tool_header_cache,
                         );
-                        session_cleanup_info =
-                            session_id.as_ref().map(|session_id| SessionCleanupInfo {
-                                client: self.client.clone(),
-                                uri: config.uri.clone(),
-                                session_id: session_id.clone(),
-                                auth_header: config.auth_header.clone(),
-                                protocol_headers: protocol_headers.clone(),
-                            });
-                        context.send_to_handler(initialize_response).await?;
-                        awaiting_fallback_initialized = true;
-                        continue;
+                        control_posts.push(Self::post_request(
+                            self.client.clone(),
+                            &config,
+                            *send_request,
+                            PostSession {
+                                id: session_id.clone(),
+                                headers,
+                                version,
+                                cancellation: session_cancellation.clone(),
+                            },
+                            transport_task_ct.clone(),
+                        ));
                     }
-
-                    let barrier = Self::is_ordering_barrier(message, &negotiated_version);
-                    debug_assert!(!barrier || (posts.is_empty() && control_posts.is_empty()));
-                    let inline_version = match message {
-                        ClientJsonRpcMessage::Request(request) => {
-                            request.request.get_meta().protocol_version()
-                        }
-                        _ => None,
-                    };
-                    let (request_version, request_headers) = request_version_headers(
-                        &protocol_headers,
-                        message,
-                        &negotiated_version,
-                        &tool_header_cache,
-                    );
-                    if inline_version.is_some() {
-                        negotiated_version = request_version.clone();
-                        if let Ok(value) = HeaderValue::from_str(request_version.as_str()) {
-                            protocol_headers
-                                .insert(HeaderName::from_static("mcp-protocol-version"), value);
-                        }
-                        if let Some(cleanup) = &mut session_cleanup_info {
-                            cleanup.protocol_headers = protocol_headers.clone();
-                        }
+                    Event::RecoveryTimeout => {
+                        recovery_deadline = None;
+                        session_cancellation.cancel();
+                        tracing::warn!(
+                            "old-session POSTs did not finish before the recovery deadline"
+                        );
                     }
-                    barrier_in_flight = barrier;
-                    // The common stream can return a response before this POST finishes.
-                    if let Some(request_id) = request_id {
-                        pending_stream_response_ids.insert(request_id);
-                    }
-                    posts.push(Self::post_request(
-                        self.client.clone(),
-                        &config,
-                        send_request,
-                        PostSession {
-                            id: session_id.clone(),
-                            headers: request_headers,
-                            version: request_version,
-                            cancellation: session_cancellation.clone(),
-                        },
-                        transport_task_ct.clone(),
-                    ));
-                }
-                Event::PostResult(PostResult {
-                    send_request,
-                    response,
-                    version,
-                }) => {
-                    let is_control = Self::is_control_message(&send_request.message);
-                    if !is_control {
-                        // An ordering barrier runs without other ordinary POSTs.
-                        barrier_in_flight = false;
-                    }
-                    let request_id = Self::client_request_id(&send_request.message);
-                    if request_id
-                        .as_ref()
-                        .is_some_and(|id| !pending_stream_response_ids.contains(id))
-                    {
-                        // A stream response or cancellation already completed this request.
-                        let _ = send_request.responder.send(Ok(()));
-                        continue;
-                    }
-                    let will_retry =
-                        matches!(&response, Some(Err(StreamableHttpError::SessionExpired)))
-                            && !is_control
-                            && !retrying_recovery
-                            && config.reinit_on_expired_session
-                            && saved_init_request.is_some();
-                    let awaits_stream_response = matches!(
-                        &response,
-                        Some(Ok(StreamableHttpPostResponse::Accepted
-                            | StreamableHttpPostResponse::Sse(..)))
-                    );
-                    if !will_retry
-                        && !awaits_stream_response
-                        && let Some(id) = &request_id
-                    {
-                        pending_stream_response_ids.remove(id);
-                    }
-                    let Some(response) = response else {
-                        let _ = send_request.responder.send(Ok(()));
-                        continue;
-                    };
-                    if will_retry {
-                        if recovery_posts.is_empty() {
-                            recovery_deadline =
-                                Some(tokio::time::Instant::now() + config.session_recovery_timeout);
-                        }
-                        recovery_posts.push_back(send_request);
-                        continue;
-                    }
-                    let request_cancellation = send_request.cancellation_registration();
-                    let WorkerSendRequest {
-                        message, responder, ..
-                    } = send_request;
-                    let is_initialized_notification = matches!(
-                        &message,
-                        ClientJsonRpcMessage::Notification(notification)
-                            if matches!(
-                                &notification.notification,
-                                ClientNotification::InitializedNotification(_)
-                            )
-                    );
-                    let send_result = match response {
-                        Err(e) => Err(e),
-                        Ok(StreamableHttpPostResponse::Accepted) => {
-                            tracing::trace!("client message accepted");
-                            Ok(())
-                        }
-                        Ok(StreamableHttpPostResponse::Json(mut message, ..)) => {
-                            cache_tools_from_response(
-                                &mut tool_header_cache,
-                                &mut message,
-                                &version,
-                            );
-                            context.send_to_handler(message).await?;
-                            Ok(())
-                        }
-                        Ok(StreamableHttpPostResponse::Sse(stream, ..)) => {
-                            let stream_request_id = request_id;
-                            let sse_stream = Self::response_sse_to_jsonrpc(
-                                stream,
-                                session_id.clone(),
-                                self.client.clone(),
-                                config.uri.clone(),
-                                config.auth_header.clone(),
-                                protocol_headers.clone(),
-                                config.max_sse_event_size,
-                                self.config.retry_config.clone(),
-                            );
-                            let request_ct = request_cancellation
+                    Event::StartPost(send_request) => {
+                        let request_id = Self::client_request_id(&send_request.message);
+                        let send_cancelled = send_request.responder.is_closed()
+                            || send_request
+                                .cancellation_token()
+                                .is_some_and(|token| token.is_cancelled());
+                        let retry_completed = retrying_recovery
+                            && request_id
                                 .as_ref()
-                                .map(|registration| registration.token())
-                                .unwrap_or_else(|| transport_task_ct.child_token());
-                            // A legacy adapter may need the open stream to handle cancellation.
-                            let stream_ct = if uses_modern_http {
-                                request_ct.clone()
-                            } else {
-                                request_cancellation
-                                    .as_ref()
-                                    .map(|registration| registration.lifetime_token())
-                                    .unwrap_or_else(|| request_ct.clone())
-                            };
-                            if let (Some(request_id), Some(registration)) =
-                                (stream_request_id.as_ref(), request_cancellation)
-                            {
-                                request_stream_cancellations
-                                    .insert(request_id.clone(), registration);
+                                .is_some_and(|id| !pending_stream_response_ids.contains(id));
+                        if send_cancelled || retry_completed {
+                            if retrying_recovery && let Some(id) = &request_id {
+                                pending_stream_response_ids.remove(id);
                             }
-                            let stream_tx = sse_worker_tx.clone();
-                            let origin = match &stream_request_id {
-                                Some(id) => InboundStreamOrigin::OutboundRequest(id.clone()),
-                                None => InboundStreamOrigin::Unassociated,
-                            };
-                            streams.spawn(async move {
-                                let result = Self::run_response_stream(
-                                    sse_stream,
-                                    stream_tx,
-                                    origin,
-                                    request_ct,
-                                    stream_ct,
-                                    uses_modern_http,
+                            let _ = send_request.responder.send(Ok(()));
+                            continue;
+                        }
+                        let message = &send_request.message;
+                        let is_fallback_initialize = saved_init_request.is_none()
+                            && matches!(
+                                message,
+                                ClientJsonRpcMessage::Request(request)
+                                    if matches!(
+                                        &request.request,
+                                        ClientRequest::InitializeRequest(_)
+                                    )
+                            );
+                        if is_fallback_initialize {
+                            saved_init_request = Some(Box::new(message.clone()));
+                            let WorkerSendRequest {
+                                message, responder, ..
+                            } = *send_request;
+                            // Servers do not assign sessions to `server/discover`, so a
+                            // fallback initialize starts from a clean slate: no session
+                            // ID, no cleanup state, and no streams to tear down.
+                            debug_assert!(
+                                session_id.is_none()
+                                    && session_cleanup_info.is_none()
+                                    && streams.is_empty(),
+                                "discover bootstrap must not create session state"
+                            );
+                            uses_modern_http = false;
+
+                            let response = self
+                                .client
+                                .post_message_with_response_limits(
+                                    config.uri.clone(),
+                                    message,
+                                    None,
+                                    config.auth_header.clone(),
+                                    config.custom_headers.clone(),
+                                    config.response_limits(),
                                 )
                                 .await;
-                                (stream_request_id, result)
-                            });
-                            tracing::trace!("got new sse stream");
-                            Ok(())
+                            let response = match response {
+                                Ok(response) => {
+                                    let _ = responder.send(Ok(()));
+                                    response
+                                }
+                                Err(error) => {
+                                    let _ = responder.send(Err(error));
+                                    continue;
+                                }
+                            };
+                            let (initialize_response, new_session_id) =
+                                Box::pin(response.expect_initialized::<C::Error>())
+                                    .await
+                                    .map_err(WorkerQuitReason::fatal_context(
+                                        "process fallback initialize response",
+                                    ))?;
+                            let initialize_response = Box::new(initialize_response);
+                            session_id = new_session_id.map(Arc::from);
+                            if session_id.is_none() && !config.allow_stateless {
+                                return Err(WorkerQuitReason::fatal(
+                                    StreamableHttpError::<C::Error>::MissingSessionIdInResponse,
+                                    "process fallback initialize response",
+                                ));
+                            }
+                            (negotiated_version, protocol_headers) = negotiate_version_headers(
+                                &initialize_response,
+                                config.custom_headers.clone(),
+                            );
+                            session_cleanup_info =
+                                session_id.as_ref().map(|session_id| SessionCleanupInfo {
+                                    client: self.client.clone(),
+                                    uri: config.uri.clone(),
+                                    session_id: session_id.clone(),
+                                    auth_header: config.auth_header.clone(),
+                                    protocol_headers: protocol_headers.clone(),
+                                });
+                            Box::pin(context.send_to_handler(*initialize_response)).await?;
+                            awaiting_fallback_initialized = true;
+                            continue;
                         }
-                    };
-                    if send_result.is_ok()
-                        && awaiting_fallback_initialized
-                        && is_initialized_notification
-                    {
-                        if let Some(session_id) = &session_id {
-                            Self::spawn_common_stream(
-                                &mut streams,
-                                self.client.clone(),
-                                session_id.clone(),
-                                &config,
-                                protocol_headers.clone(),
-                                sse_worker_tx.clone(),
-                                transport_task_ct.clone(),
+
+                        let barrier = Self::is_ordering_barrier(message, &negotiated_version);
+                        debug_assert!(!barrier || (posts.is_empty() && control_posts.is_empty()));
+                        let inline_version = match message {
+                            ClientJsonRpcMessage::Request(request) => {
+                                request.request.get_meta().protocol_version()
+                            }
+                            _ => None,
+                        };
+                        let (request_version, request_headers) = request_version_headers(
+                            &protocol_headers,
+                            message,
+                            &negotiated_version,
+                            &tool_header_cache,
+                        );
+                        if inline_version.is_some() {
+                            negotiated_version = request_version.clone();
+                            if let Ok(value) = HeaderValue::from_str(request_version.as_str()) {
+                                protocol_headers
+                                    .insert(HeaderName::from_static("mcp-protocol-version"), value);
+                            }
+                            if let Some(cleanup) = &mut session_cleanup_info {
+                                cleanup.protocol_headers = protocol_headers.clone();
+                            }
+                        }
+                        barrier_in_flight = barrier;
+                        // The common stream can return a response before this POST finishes.
+                        if let Some(request_id) = request_id {
+                            pending_stream_response_ids.insert(request_id);
+                        }
+                        posts.push(Self::post_request(
+                            self.client.clone(),
+                            &config,
+                            *send_request,
+                            PostSession {
+                                id: session_id.clone(),
+                                headers: request_headers,
+                                version: request_version,
+                                cancellation: session_cancellation.clone(),
+                            },
+                            transport_task_ct.clone(),
+                        ));
+                    }
+                    Event::PostResult(post_result) => {
+                        let PostResult {
+                            send_request,
+                            response,
+                            version,
+                        } = *post_result;
+                        let is_control = Self::is_control_message(&send_request.message);
+                        if !is_control {
+                            // An ordering barrier runs without other ordinary POSTs.
+                            barrier_in_flight = false;
+                        }
+                        let request_id = Self::client_request_id(&send_request.message);
+                        if request_id
+                            .as_ref()
+                            .is_some_and(|id| !pending_stream_response_ids.contains(id))
+                        {
+                            // A stream response or cancellation already completed this request.
+                            let _ = send_request.responder.send(Ok(()));
+                            continue;
+                        }
+                        let will_retry =
+                            matches!(&response, Some(Err(StreamableHttpError::SessionExpired)))
+                                && !is_control
+                                && !retrying_recovery
+                                && config.reinit_on_expired_session
+                                && saved_init_request.is_some();
+                        let awaits_stream_response = matches!(
+                            &response,
+                            Some(Ok(StreamableHttpPostResponse::Accepted
+                                | StreamableHttpPostResponse::Sse(..)))
+                        );
+                        if !will_retry
+                            && !awaits_stream_response
+                            && let Some(id) = &request_id
+                        {
+                            pending_stream_response_ids.remove(id);
+                        }
+                        let Some(response) = response else {
+                            let _ = send_request.responder.send(Ok(()));
+                            continue;
+                        };
+                        if will_retry {
+                            if recovery_posts.is_empty() {
+                                recovery_deadline = Some(
+                                    tokio::time::Instant::now() + config.session_recovery_timeout,
+                                );
+                            }
+                            recovery_posts.push_back(send_request);
+                            continue;
+                        }
+                        let request_cancellation = send_request.cancellation_registration();
+                        let WorkerSendRequest {
+                            message, responder, ..
+                        } = send_request;
+                        let is_initialized_notification = matches!(
+                            &message,
+                            ClientJsonRpcMessage::Notification(notification)
+                                if matches!(
+                                    &notification.notification,
+                                    ClientNotification::InitializedNotification(_)
+                                )
+                        );
+                        let send_result = match response {
+                            Err(e) => Err(e),
+                            Ok(StreamableHttpPostResponse::Accepted) => {
+                                tracing::trace!("client message accepted");
+                                Ok(())
+                            }
+                            Ok(StreamableHttpPostResponse::Json(message, ..)) => {
+                                let mut message = Box::new(message);
+                                cache_tools_from_response(
+                                    &mut tool_header_cache,
+                                    &mut *message,
+                                    &version,
+                                );
+                                // Handed on once this arm's locals are gone (below).
+                                answer = Some(message);
+                                Ok(())
+                            }
+                            Ok(StreamableHttpPostResponse::Sse(stream, ..)) => {
+                                let stream_request_id = request_id;
+                                let sse_stream = Self::response_sse_to_jsonrpc(
+                                    stream,
+                                    session_id.clone(),
+                                    self.client.clone(),
+                                    config.uri.clone(),
+                                    config.auth_header.clone(),
+                                    protocol_headers.clone(),
+                                    config.max_sse_event_size,
+                                    self.config.retry_config.clone(),
+                                );
+                                let request_ct = request_cancellation
+                                    .as_ref()
+                                    .map(|registration| registration.token())
+                                    .unwrap_or_else(|| transport_task_ct.child_token());
+                                // A legacy adapter may need the open stream to handle cancellation.
+                                let stream_ct = if uses_modern_http {
+                                    request_ct.clone()
+                                } else {
+                                    request_cancellation
+                                        .as_ref()
+                                        .map(|registration| registration.lifetime_token())
+                                        .unwrap_or_else(|| request_ct.clone())
+                                };
+                                if let (Some(request_id), Some(registration)) =
+                                    (stream_request_id.as_ref(), request_cancellation)
+                                {
+                                    request_stream_cancellations
+                                        .insert(request_id.clone(), registration);
+                                }
+                                let stream_tx = sse_worker_tx.clone();
+                                let origin = match &stream_request_id {
+                                    Some(id) => InboundStreamOrigin::OutboundRequest(id.clone()),
+                                    None => InboundStreamOrigin::Unassociated,
+                                };
+                                streams.spawn(async move {
+                                    let result = Self::run_response_stream(
+                                        sse_stream,
+                                        stream_tx,
+                                        origin,
+                                        request_ct,
+                                        stream_ct,
+                                        uses_modern_http,
+                                    )
+                                    .await;
+                                    (stream_request_id, result)
+                                });
+                                tracing::trace!("got new sse stream");
+                                Ok(())
+                            }
+                        };
+                        if send_result.is_ok()
+                            && awaiting_fallback_initialized
+                            && is_initialized_notification
+                        {
+                            if let Some(session_id) = &session_id {
+                                Self::spawn_common_stream(
+                                    &mut streams,
+                                    self.client.clone(),
+                                    session_id.clone(),
+                                    &config,
+                                    protocol_headers.clone(),
+                                    sse_worker_tx.clone(),
+                                    transport_task_ct.clone(),
+                                );
+                            }
+                            awaiting_fallback_initialized = false;
+                        }
+                        let _ = responder.send(send_result);
+                    }
+                    Event::ServerMessage(mut json_rpc_message) => {
+                        // Match against all pending requests, not just open response streams.
+                        if let Some(request_id) = Self::clear_stream_response_pending(
+                            &mut pending_stream_response_ids,
+                            &*json_rpc_message,
+                        ) {
+                            drop(request_stream_cancellations.remove(&request_id));
+                        }
+                        cache_tools_from_response(
+                            &mut tool_header_cache,
+                            &mut *json_rpc_message,
+                            &negotiated_version,
+                        );
+                        // send the message to the handler
+                        if let Err(e) = Box::pin(context.send_to_handler(*json_rpc_message)).await {
+                            break 'main_loop Err(e);
+                        }
+                    }
+                    Event::StreamResult { request_id, result } => {
+                        if let Some(request_id) = request_id {
+                            Box::pin(Self::drain_queued_stream_messages(
+                                &mut sse_worker_rx,
+                                &mut context,
+                                &mut pending_stream_response_ids,
+                            ))
+                            .await?;
+                            let cancelled = request_stream_cancellations
+                                .remove(&request_id)
+                                .is_some_and(|registration| registration.token().is_cancelled());
+                            if pending_stream_response_ids.remove(&request_id) && !cancelled {
+                                Box::pin(context.send_to_handler(ServerJsonRpcMessage::error(
+                                ErrorData::transport_closed(
+                                    "streamable HTTP response stream closed before its final response",
+                                ),
+                                Some(request_id),
+                            )))
+                            .await?;
+                            }
+                        }
+                        if result.is_err() {
+                            tracing::warn!(
+                                "sse client event stream terminated with error: {:?}",
+                                result
                             );
                         }
-                        awaiting_fallback_initialized = false;
-                    }
-                    let _ = responder.send(send_result);
-                }
-                Event::ServerMessage(mut json_rpc_message) => {
-                    // Match against all pending requests, not just open response streams.
-                    if let Some(request_id) = Self::clear_stream_response_pending(
-                        &mut pending_stream_response_ids,
-                        &json_rpc_message,
-                    ) {
-                        drop(request_stream_cancellations.remove(&request_id));
-                    }
-                    cache_tools_from_response(
-                        &mut tool_header_cache,
-                        &mut json_rpc_message,
-                        &negotiated_version,
-                    );
-                    // send the message to the handler
-                    if let Err(e) = context.send_to_handler(json_rpc_message).await {
-                        break 'main_loop Err(e);
                     }
                 }
-                Event::StreamResult { request_id, result } => {
-                    if let Some(request_id) = request_id {
-                        Self::drain_queued_stream_messages(
-                            &mut sse_worker_rx,
-                            &mut context,
-                            &mut pending_stream_response_ids,
+                if let Some(answer) = answer {
+                    Box::pin(context.send_to_handler(*answer)).await?;
+                }
+            };
+
+            // Stop outstanding http requests before deleting their session.
+            transport_task_ct.cancel();
+            drop(posts);
+            drop(control_posts);
+            drop(pending_message);
+            drop(recovery_posts);
+            streams.abort_all();
+
+            // Cleanup session before returning (ensures close() waits for session deletion)
+            // Use a timeout to prevent indefinite hangs if the server is unresponsive
+            if let Some(cleanup) = session_cleanup_info {
+                let cleanup_session_id = cleanup.session_id.clone();
+                match tokio::time::timeout(
+                    SESSION_CLEANUP_TIMEOUT,
+                    cleanup.client.delete_session(
+                        cleanup.uri,
+                        cleanup.session_id,
+                        cleanup.auth_header,
+                        cleanup.protocol_headers,
+                    ),
+                )
+                .await
+                {
+                    Ok(Ok(_)) => {
+                        tracing::info!(
+                            session_id = cleanup_session_id.as_ref(),
+                            "delete session success"
                         )
-                        .await?;
-                        let cancelled = request_stream_cancellations
-                            .remove(&request_id)
-                            .is_some_and(|registration| registration.token().is_cancelled());
-                        if pending_stream_response_ids.remove(&request_id) && !cancelled {
-                            context
-                                .send_to_handler(ServerJsonRpcMessage::error(
-                                    ErrorData::transport_closed(
-                                        "streamable HTTP response stream closed before its final response",
-                                    ),
-                                    Some(request_id),
-                                ))
-                                .await?;
-                        }
                     }
-                    if result.is_err() {
+                    Ok(Err(StreamableHttpError::ServerDoesNotSupportDeleteSession)) => {
+                        tracing::info!(
+                            session_id = cleanup_session_id.as_ref(),
+                            "server doesn't support delete session"
+                        )
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!(
+                            session_id = cleanup_session_id.as_ref(),
+                            "fail to delete session: {e}"
+                        );
+                    }
+                    Err(_elapsed) => {
                         tracing::warn!(
-                            "sse client event stream terminated with error: {:?}",
-                            result
+                            session_id = cleanup_session_id.as_ref(),
+                            "session cleanup timed out after {:?}",
+                            SESSION_CLEANUP_TIMEOUT
                         );
                     }
                 }
             }
-        };
 
-        // Stop outstanding http requests before deleting their session.
-        transport_task_ct.cancel();
-        drop(posts);
-        drop(control_posts);
-        drop(pending_message);
-        drop(recovery_posts);
-        streams.abort_all();
-
-        // Cleanup session before returning (ensures close() waits for session deletion)
-        // Use a timeout to prevent indefinite hangs if the server is unresponsive
-        if let Some(cleanup) = session_cleanup_info {
-            let cleanup_session_id = cleanup.session_id.clone();
-            match tokio::time::timeout(
-                SESSION_CLEANUP_TIMEOUT,
-                cleanup.client.delete_session(
-                    cleanup.uri,
-                    cleanup.session_id,
-                    cleanup.auth_header,
-                    cleanup.protocol_headers,
-                ),
-            )
-            .await
-            {
-                Ok(Ok(_)) => {
-                    tracing::info!(
-                        session_id = cleanup_session_id.as_ref(),
-                        "delete session success"
-                    )
-                }
-                Ok(Err(StreamableHttpError::ServerDoesNotSupportDeleteSession)) => {
-                    tracing::info!(
-                        session_id = cleanup_session_id.as_ref(),
-                        "server doesn't support delete session"
-                    )
-                }
-                Ok(Err(e)) => {
-                    tracing::error!(
-                        session_id = cleanup_session_id.as_ref(),
-                        "fail to delete session: {e}"
-                    );
-                }
-                Err(_elapsed) => {
-                    tracing::warn!(
-                        session_id = cleanup_session_id.as_ref(),
-                        "session cleanup timed out after {:?}",
-                        SESSION_CLEANUP_TIMEOUT
-                    );
-                }
-            }
+            loop_result
         }
-
-        loop_result
     }
 }
 
