@@ -241,6 +241,22 @@ test('a stdio server killed under load: calls in flight may have run, later call
   assert.equal(new Set(calls).size, calls.length, `no call ran twice: ${calls.join(', ')}`);
 });
 
+test('reconnectServer under a stdio call in flight: the call fails saying it may have run, and is never sent again', async () => {
+  const ledger = tmpFile('ledger');
+  writeFileSync(ledger, '');
+  const c = new MCPClient({ id: 'reconnect-inflight', servers: { s: ledgerServer(ledger) } });
+  cleanup.push(() => c.disconnect());
+  const tools = await c.listTools();
+  const inFlight = tools.s_work.execute({ n: 'slow', ms: 5000 }).then(() => 'ok', (e) => e.message);
+  await waitFor(() => ledgerLines(ledger).includes('call slow'), { message: 'the call reached the server' });
+  await c.reconnectServer('s');
+  assert.match(await inFlight, /^Connection to MCP server s closed \(tools\/call\): .*may have run/);
+  assert.equal((await tools.s_work.execute({ n: 'after' })).content[0].text, 'done after');
+  const lines = ledgerLines(ledger);
+  assert.deepEqual(lines.filter((l) => l.startsWith('call')), ['call slow', 'call after'], 'the call in flight ran once, on the old server');
+  assert.equal(lines.filter((l) => l.startsWith('start')).length, 2);
+});
+
 test('a stdio server that keeps crashing is not started again forever; the error names it and its last words', async () => {
   const ledger = tmpFile('ledger');
   writeFileSync(ledger, '');

@@ -14,7 +14,7 @@ use super::{Connection, Live, RequestOptions};
 use crate::core::error::{ErrorKind, McpError, Result};
 use crate::core::observe;
 use crate::core::transport::envelope::LOG_LEVEL_KEY;
-use crate::core::transport::lane::{Bound, Lane, LaneError};
+use crate::core::transport::lane::{Bound, Lane, LaneError, CLOSED_UNDER_REQUEST};
 use crate::core::transport::observed::WantsProgress;
 use crate::core::transport::posted::Posted;
 use crate::core::transport::reachability::SendDeadline;
@@ -208,7 +208,7 @@ impl Connection {
         .map_err(|e| RequestFailure::NotSent(lane_error(name, method, LaneError::Closed { detail: e.0 })))?;
         let cancel = options.cancel.clone().unwrap_or_default();
         let outcome = tokio::select! {
-            r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: "the connection was closed".into() })),
+            r = rx => r.unwrap_or_else(|_| Err(LaneError::Closed { detail: CLOSED_UNDER_REQUEST.into() })),
             _ = cancel.cancelled() => {
                 let reason = cancel_reason(options);
                 let start_ms = observe::now_ms();

@@ -16,6 +16,11 @@ use tokio::sync::Notify;
 use super::envelope::{push_params, Envelope};
 use super::pipe_writer::PipeWriter;
 
+/// Why a pending request failed when its connection was closed under it. A pending request was
+/// handed to the writer, which flushes what it holds before the pipe closes: the server may have
+/// read it, and run it.
+pub const CLOSED_UNDER_REQUEST: &str = "the connection was closed; a request already written to it may have run";
+
 /// How a lane request ended without a result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LaneError {

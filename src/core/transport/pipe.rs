@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-use super::lane::{lane_id, Lane, LaneError, LaneOutcome};
+use super::lane::{lane_id, Lane, LaneError, LaneOutcome, CLOSED_UNDER_REQUEST};
 use super::pipe_writer::PipeWriter;
 use super::process_group::{Grace, ProcessGroup};
 use super::stdio::Spawned;
@@ -271,7 +271,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleClient> for PipeTransp
     /// Ends the session: stdin EOF (queued messages flushed first, bounded), then the server's
     /// process group is ended — at once when its stdout already closed, else with a grace period.
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.lane.close("the connection was closed");
+        self.lane.close(CLOSED_UNDER_REQUEST);
         let _ = tokio::time::timeout(STDIN_CLOSE_BOUND, self.writer.close()).await;
         if let Some(group) = self.group.as_mut() {
             group.shutdown(if self.stdout_closed { Grace::BROKEN } else { Grace::NORMAL }).await;
@@ -284,7 +284,7 @@ impl<R> Drop for PipeTransport<R> {
     fn drop(&mut self) {
         // Not closed first: settle what is pending, let the drain task end and release stdin
         // (the process group ends when `group` drops).
-        self.lane.close("the connection was closed");
+        self.lane.close(CLOSED_UNDER_REQUEST);
         self.writer.begin_close();
     }
 }
