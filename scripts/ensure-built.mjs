@@ -1,4 +1,4 @@
-// Builds the native addon when it is missing, older than its Rust sources, or built with another
+// Builds the native addon when it is missing, older than its Rust sources (ours and the vendored rmcp), or built with another
 // cargo profile than the one asked for (MCP_NATIVE_PROFILE: `ci` by default — quick to build, for
 // tests; `release` — what users get, for the benchmark).
 import { spawnSync } from 'node:child_process';
@@ -25,7 +25,8 @@ export function ensureBuilt() {
   const stale =
     !addon ||
     builtWith !== profile ||
-    Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'Cargo.toml')).mtimeMs) > statSync(join(root, addon)).mtimeMs;
+    Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'vendor')), statSync(join(root, 'Cargo.toml')).mtimeMs) >
+      statSync(join(root, addon)).mtimeMs;
   if (!stale) return;
   const args = ['napi', 'build', '--platform', '--profile', profile, '--no-js', '--dts', 'binding.d.ts'];
   console.log(`$ npx ${args.join(' ')}`);

@@ -1586,8 +1586,13 @@ impl<C: StreamableHttpClient> Worker for StreamableHttpClientWorker<C> {
                         }
                     }
                 };
-                // A POST's JSON answer, for the handler.
-                let mut answer: Option<Box<ServerJsonRpcMessage>> = None;
+                // A POST's JSON answer, handed to the handler once this event's locals are gone,
+                // then the POST's outcome to its sender (the order rmcp has always kept).
+                let mut answer: Option<(
+                    Box<ServerJsonRpcMessage>,
+                    tokio::sync::oneshot::Sender<Result<(), StreamableHttpError<C::Error>>>,
+                    Result<(), StreamableHttpError<C::Error>>,
+                )> = None;
                 match event {
                     Event::ClientMessage(send_request) => {
                         pending_message = Some(send_request);
@@ -1842,6 +1847,7 @@ impl<C: StreamableHttpClient> Worker for StreamableHttpClientWorker<C> {
                                     ClientNotification::InitializedNotification(_)
                                 )
                         );
+                        let mut json = None;
                         let send_result = match response {
                             Err(e) => Err(e),
                             Ok(StreamableHttpPostResponse::Accepted) => {
@@ -1855,8 +1861,7 @@ impl<C: StreamableHttpClient> Worker for StreamableHttpClientWorker<C> {
                                     &mut *message,
                                     &version,
                                 );
-                                // Handed on once this arm's locals are gone (below).
-                                answer = Some(message);
+                                json = Some(message);
                                 Ok(())
                             }
                             Ok(StreamableHttpPostResponse::Sse(stream, ..)) => {
@@ -1928,7 +1933,12 @@ impl<C: StreamableHttpClient> Worker for StreamableHttpClientWorker<C> {
                             }
                             awaiting_fallback_initialized = false;
                         }
-                        let _ = responder.send(send_result);
+                        match json {
+                            Some(message) => answer = Some((message, responder, send_result)),
+                            None => {
+                                let _ = responder.send(send_result);
+                            }
+                        }
                     }
                     Event::ServerMessage(mut json_rpc_message) => {
                         // Match against all pending requests, not just open response streams.
@@ -1977,8 +1987,9 @@ impl<C: StreamableHttpClient> Worker for StreamableHttpClientWorker<C> {
                         }
                     }
                 }
-                if let Some(answer) = answer {
-                    Box::pin(context.send_to_handler(*answer)).await?;
+                if let Some((message, responder, send_result)) = answer {
+                    Box::pin(context.send_to_handler(*message)).await?;
+                    let _ = responder.send(send_result);
                 }
             };
 
