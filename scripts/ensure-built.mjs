@@ -1,6 +1,6 @@
-// Builds the native addon when it is missing, older than its Rust sources (ours and the vendored rmcp), or built with another
-// cargo profile than the one asked for (MCP_NATIVE_PROFILE: `ci` by default — quick to build, for
-// tests; `release` — what users get, for the benchmark).
+// Builds the native addon when it is missing, older than its Rust sources (ours and the vendored
+// rmcp), or built with another cargo profile than the one asked for (MCP_NATIVE_PROFILE: `ci` by
+// default — quick to build, for tests; `release` — what users get, for the benchmark).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -26,8 +26,8 @@ struct State {
     /// How many `initialize` requests went to the server (rmcp opens a new session after a 404).
     handshakes: AtomicU64,
     /// The `initialize` result the server gave last, when it was read here (`None` when the
-    /// latest handshake's answer came on an event stream). Kept as its JSON text, a third of
-    /// the memory of a `Value` for a session's life.
+    /// latest handshake's answer came on an event stream). Kept as its JSON text: held as a
+    /// `Value` (a map per object), it took about 1 KiB a live session (heaptrack).
     latest: Mutex<Option<Box<RawValue>>>,
 }
 

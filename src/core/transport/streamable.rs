@@ -20,7 +20,7 @@ use sse_stream::{Sse, SseStream};
 
 use super::answer_watch::AnswerWatch;
 use super::envelope::add_to_handshake;
-use super::listener::{Listener, QUIET_BEFORE_LISTENING};
+use super::listener::{InFlight, Listener, QUIET_BEFORE_LISTENING};
 use super::reachability::{Reachability, SendDeadline, Turn};
 use super::reply::answer_with_id;
 use super::resume::{Local, Resume};
@@ -429,7 +429,7 @@ impl McpHttp {
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-        resuming: Option<super::listener::InFlight>,
+        resuming: Option<InFlight>,
     ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
         let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
         req.set_header("accept", "text/event-stream");
