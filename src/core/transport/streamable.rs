@@ -415,27 +415,24 @@ impl StreamableHttpClient for McpHttp {
                 }
                 Some(_) => self.listener.resumed(),
             };
-            Box::pin(self.open_stream(uri, session_id, last_event_id, auth_header, custom_headers, resuming)).await
+            // Built in a block of its own, so the task's state does not keep it across the GET.
+            let req = {
+                let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
+                req.set_header("accept", "text/event-stream");
+                if let Some(id) = last_event_id {
+                    req.set_header("last-event-id", id);
+                }
+                req
+            };
+            Box::pin(self.open_stream(req, resuming)).await
         }
     }
 }
 
 impl McpHttp {
-    /// The GET that opens the session's stream, or resumes one (`last_event_id`).
-    async fn open_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        resuming: Option<InFlight>,
-    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
-        let mut req = self.request("GET", &uri, session_id.as_deref(), auth_header, custom_headers)?;
-        req.set_header("accept", "text/event-stream");
-        if let Some(id) = last_event_id {
-            req.set_header("last-event-id", id);
-        }
+    /// Sends the GET `req` that opens the session's stream, or resumes one (`resuming`: the
+    /// request whose stream it takes over).
+    async fn open_stream(&self, req: HttpRequest, resuming: Option<InFlight>) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
         let response = self.send(req).await?;
         if response.status == 405 {
             self.listener.stream_refused();
