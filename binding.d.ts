@@ -111,6 +111,12 @@ export declare class NativeClient {
    * `flowId` lets `cancelAuthentication` abort it.
    */
   authenticate(server: string, timeoutMs: number | undefined | null, flowId: number): Promise<void>
+  /**
+   * Describes a cached tool definition the way `listTools` does (stamped `_meta`, strict
+   * flag), for rebuilding a tool from it without a connection; what it says of running as a
+   * task is this client's to know from then on (`tool_cache::describe_definition`).
+   */
+  describeDefinition(server: string, tool: Record<string, unknown>): any
   /** Advertises elicitation on the next connect, synchronously (refused once connected). */
   enableElicitationNow(server: string): void
 }
@@ -166,12 +172,6 @@ export interface CallToolOptions {
 
 /** The core's defaults the face shows (`core::operations::face_defaults`). */
 export declare function defaults(): { requestTimeoutMs: number; abortReason: string }
-
-/**
- * Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
- * rebuilding tools from cached definitions without a connection.
- */
-export declare function describeTool(server: string, tool: Record<string, unknown>): any
 
 export interface FetchRequest {
   /**

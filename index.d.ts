@@ -689,6 +689,11 @@ export type SerializableMCPToolDefinition = {
   annotations?: ToolAnnotations;
   /** Server-supplied `_meta` (e.g. `ui.resourceUri` for MCP Apps). */
   _meta?: Record<string, unknown>;
+  /**
+   * Whether the tool runs as a task (MCP 2025-11-25 `execution.taskSupport`), as advertised: a
+   * tool rebuilt from this definition is called as it says, with no listing first.
+   */
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
   /** Server metadata captured at discovery time. */
   server: {
     /** Configured server name. */

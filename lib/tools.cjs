@@ -208,6 +208,8 @@ function toDefinition(server, entry, session) {
     ...(t.outputSchema ? { outputSchema: structuredClone(t.outputSchema) } : {}),
     ...(t.annotations ? { annotations: structuredClone(t.annotations) } : {}),
     ...(t._meta ? { _meta: structuredClone(t._meta) } : {}),
+    // What the tool says of running as a task: a client rebuilding it calls it as it says.
+    ...(t.execution ? { execution: structuredClone(t.execution) } : {}),
     server: {
       name: server,
       ...(session.serverVersion ? { version: session.serverVersion } : {}),

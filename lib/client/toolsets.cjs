@@ -4,7 +4,7 @@
 // built once per epoch (`lib/tools.cjs`), tools rebuilt from cached definitions, and the hooks of
 // tools set aside for a malformed schema (`lib/schema-problems.cjs`) and of the tool lock
 // (`lib/tool-pins.cjs`).
-const { describeTool, toolKeys } = require('../native.cjs');
+const { toolKeys } = require('../native.cjs');
 const { buildTool, toDefinition } = require('../tools.cjs');
 const { sharedToolList } = require('../shared-schemas.cjs');
 const { schemaInvalidError, isSchemaInvalid, problemOf } = require('../schema-problems.cjs');
@@ -251,7 +251,7 @@ function hydrate(host, serverName, definition, coreTools, key) {
   };
   const build = (tools) => {
     const { server: session = {}, ...toolFields } = definition;
-    const entry = describeTool(serverName, toolFields);
+    const entry = host.native.describeDefinition(serverName, toolFields);
     if (entry.schemaProblem) throw schemaInvalidError(deps, serverName, entry.tool.name, entry.schemaProblem);
     const make = () =>
       buildTool(

@@ -63,13 +63,14 @@ pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: R
     if live.is_modern() {
         return extension::call_tool(conn, &live, &tool, params, options).await;
     }
-    let as_task = tool_cache::call_runs_as_task(conn, &live, &tool, caller_asks_task).await;
+    let as_task = tool_cache::runs_as_task(conn, &tool, caller_asks_task);
     // Not held across the call: a session the call finds gone must be free to end (see `request_raw`).
     drop(live);
     if !as_task {
         match input::request(conn, "tools/call", Value::Object(params.clone()), options.clone()).await {
             // A tool that requires a task refuses a plain call with -32601 and does not run it
-            // (2025-11-25 tasks); rmcp's typed tool list (HTTP) does not tell us beforehand.
+            // (2025-11-25 tasks): one this client knew nothing of (never listed, rebuilt from a
+            // definition that does not say) runs as a task from then on.
             Err(e) if e.rpc_code == Some(-32601) && mentions_task(&e.message) => {}
             Ok(result) if is_task_refusal(&result) => {}
             other => return other,

@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::connection::{server_has, Connection, Layer, Live};
+use super::connection::{Connection, Layer, Live};
 use super::error::Result;
 use super::interned::{intern, Interned};
 use super::listen;
-use super::results::describe_tool_raw;
+use super::results::{describe_tool, describe_tool_raw};
 use super::warm;
 
 /// A server's listed tools and what is known of their task support (a connection slot).
@@ -77,33 +77,20 @@ fn epoch_of(conn: &Connection, live: &Live) -> u64 {
 /// `tools/list` requests, if any are sent (trace context).
 pub async fn tools(conn: &Connection, meta: Option<&Value>) -> Result<(u64, Interned)> {
     let live = conn.ensure_connected().await?;
-    tools_on(conn, &live, meta).await.map(|listed| (listed.epoch, listed.tools))
-}
-
-/// The tools of a listing (or of the cache), with the support of those that may run as tasks.
-struct Listed {
-    epoch: u64,
-    tools: Interned,
-    task_tools: HashMap<String, TaskSupport>,
-}
-
-/// `tools` on the session `live`.
-async fn tools_on(conn: &Connection, live: &Live, meta: Option<&Value>) -> Result<Listed> {
-    if !hears_tool_changes(conn, live) {
+    if !hears_tool_changes(conn, &live) {
         // Nothing would tell us of a change: list every time, as the anchor does.
         conn.shared().tools_epoch.fetch_add(1, Ordering::SeqCst);
     }
-    let epoch = epoch_of(conn, live);
+    let epoch = epoch_of(conn, &live);
     let cache = conn.slots().get::<ToolCache>();
     if let Ok(listed) = cache.list.lock() {
         if let Some((cached_epoch, tools)) = listed.as_ref() {
             if *cached_epoch == epoch {
-                let task_tools = cache.task_tools.lock().map(|t| t.clone()).unwrap_or_default();
-                return Ok(Listed { epoch, tools: tools.clone(), task_tools });
+                return Ok((epoch, tools.clone()));
             }
         }
     }
-    let mut raw = warm::tool_catalog(conn, live, meta).await?;
+    let mut raw = warm::tool_catalog(conn, &live, meta).await?;
     let filter = &conn.config().tool_filter;
     if !filter.is_open() {
         // `tools: { include, exclude }`: the tools the client offers, over the server's own names
@@ -131,12 +118,12 @@ async fn tools_on(conn: &Connection, live: &Live, meta: Option<&Value>) -> Resul
         })
         .collect();
     if let Ok(mut known) = cache.task_tools.lock() {
-        known.clone_from(&tasks);
+        *known = tasks;
     }
     if let Ok(mut listed) = cache.list.lock() {
         *listed = Some((epoch, tools.clone()));
     }
-    Ok(Listed { epoch, tools, task_tools: tasks })
+    Ok((epoch, tools))
 }
 
 /// The epoch of the cached tool list if it is current and the session is live.
@@ -149,31 +136,42 @@ pub fn current_tools_epoch(conn: &Connection) -> Option<u64> {
     listed.as_ref().filter(|(cached, _)| *cached == epoch).map(|_| epoch)
 }
 
-/// Whether a tool whose task support is `support` runs as a task (2025-11-25 tasks, followed to
-/// its result): always when required; when optional, if the caller asks (`preferTasks`).
-pub fn runs_as_task(support: Option<TaskSupport>, caller_asks: bool) -> bool {
-    match support {
-        Some(TaskSupport::Required) => true,
-        Some(TaskSupport::Optional) => caller_asks,
-        _ => false,
+impl TaskSupport {
+    /// Whether a tool of this support runs as a task (2025-11-25 tasks, followed to its
+    /// result): always when required; when optional, if the caller asks (`preferTasks`).
+    fn runs_as_task(self, caller_asks: bool) -> bool {
+        match self {
+            TaskSupport::Required => true,
+            TaskSupport::Optional => caller_asks,
+            TaskSupport::Forbidden => false,
+        }
     }
 }
 
-/// Whether a call of `tool` on the session `live` runs as a task. A tool not listed yet (one
-/// rebuilt from a cached definition) is listed first, only when the server does tasks.
-pub async fn call_runs_as_task(conn: &Connection, live: &Live, tool: &str, caller_asks: bool) -> bool {
-    let support = match tool_task_support(conn, tool) {
-        Some(known) => Some(known),
-        None if server_has(live, "tasks") => {
-            tools_on(conn, live, None).await.ok().map(|listed| listed.task_tools.get(tool).copied().unwrap_or(TaskSupport::Forbidden))
+/// Whether a call of `tool` runs as a task, by what this client knows of the tool: its server's
+/// listing, the cached definition it was rebuilt from (`describe_definition`), or a plain call
+/// the server refused (`mark_task_tool`). A tool known of none of them is called plainly: a
+/// server whose tool requires a task refuses that call without running it, and the call then
+/// runs as one (`tasks::call_tool`).
+pub fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
+    has_task_tools(conn) && tool_task_support(conn, tool).is_some_and(|support| support.runs_as_task(caller_asks))
+}
+
+/// A cached definition a tool is rebuilt from (`toolFromDefinition`), described as a listing
+/// describes its tools; what it says of running as a task (`execution.taskSupport`) is known
+/// from then on, so that a call of it needs no listing first. A later listing supersedes it.
+pub fn describe_definition(conn: &Connection, tool: &Value) -> Value {
+    let support = TaskSupport::of(tool);
+    if let (Some(name), false) = (tool.get("name").and_then(Value::as_str), support == TaskSupport::Forbidden) {
+        if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
+            known.insert(name.to_string(), support);
         }
-        None => None,
-    };
-    runs_as_task(support, caller_asks)
+    }
+    describe_tool(conn.name(), tool)
 }
 
 /// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
-pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
+fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok().is_some_and(|c| c.is_some());
     let known = cache.task_tools.lock().ok().and_then(|t| t.get(name).copied());
@@ -185,12 +183,11 @@ pub fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
 }
 
 /// Whether any tool of this server may run as a task.
-pub fn has_task_tools(conn: &Connection) -> bool {
+fn has_task_tools(conn: &Connection) -> bool {
     conn.slots().peek::<ToolCache>().is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
 }
 
-/// Records that a tool requires task augmentation (the server said so when called plainly;
-/// rmcp's typed tool list, used over HTTP, drops `execution`).
+/// Records that a tool requires task augmentation: the server said so when it was called plainly.
 pub fn mark_task_tool(conn: &Connection, name: &str) {
     if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
         known.insert(name.to_string(), TaskSupport::Required);
@@ -212,10 +209,9 @@ mod tests {
 
     #[test]
     fn only_task_tools_run_as_tasks() {
-        assert!(runs_as_task(Some(TaskSupport::Required), false));
-        assert!(runs_as_task(Some(TaskSupport::Optional), true));
-        assert!(!runs_as_task(Some(TaskSupport::Optional), false));
-        assert!(!runs_as_task(Some(TaskSupport::Forbidden), true));
-        assert!(!runs_as_task(None, true));
+        assert!(TaskSupport::Required.runs_as_task(false));
+        assert!(TaskSupport::Optional.runs_as_task(true));
+        assert!(!TaskSupport::Optional.runs_as_task(false));
+        assert!(!TaskSupport::Forbidden.runs_as_task(true));
     }
 }

@@ -88,7 +88,7 @@ fn offered(conn: &Connection, tool: &str) -> Result<()> {
 
 /// Whether a call of `tool` may be written on the lane (it is no task tool to run as one).
 pub fn takes_lane(conn: &Connection, tool: &str) -> bool {
-    !tool_cache::has_task_tools(conn) || !tool_cache::runs_as_task(tool_cache::tool_task_support(conn, tool), conn.prefers_tasks())
+    !tool_cache::runs_as_task(conn, tool, conn.prefers_tasks())
 }
 
 /// A direct call: what it was asked with, kept for its follow-up on the async path.

@@ -19,7 +19,6 @@ use crate::core::error::ErrorKind;
 use crate::core::listen;
 use crate::core::lists::Listing;
 use crate::core::registry::HostPorts;
-use crate::core::results::describe_tool as describe_tool_entry;
 use crate::core::tool_call::{self, CallMeta, CallOptions, DirectCall, Settled};
 use crate::core::{operations, skills, tool_cache, user_handlers};
 use crate::core::{Connection, McpError, Registry};
@@ -404,6 +403,15 @@ impl NativeClient {
         self.calls.run(Some(flow_id), |abort| conn.authenticate(timeout, abort.token)).await.map_err(to_napi)
     }
 
+    /// Describes a cached tool definition the way `listTools` does (stamped `_meta`, strict
+    /// flag), for rebuilding a tool from it without a connection; what it says of running as a
+    /// task is this client's to know from then on (`tool_cache::describe_definition`).
+    #[napi]
+    pub fn describe_definition(&self, server: String, #[napi(ts_arg_type = "Record<string, unknown>")] tool: Value) -> Result<Value> {
+        let conn = self.server(&server)?;
+        Ok(tool_cache::describe_definition(&conn, &tool))
+    }
+
     /// Advertises elicitation on the next connect, synchronously (refused once connected).
     #[napi]
     pub fn enable_elicitation_now(&self, server: String) -> Result<()> {
@@ -424,13 +432,6 @@ pub fn methods() -> Value {
 #[napi(ts_return_type = "{ requestTimeoutMs: number; abortReason: string }")]
 pub fn defaults() -> Value {
     operations::face_defaults()
-}
-
-/// Describes a tool definition the way `listTools` does (stamped `_meta`, strict flag), for
-/// rebuilding tools from cached definitions without a connection.
-#[napi]
-pub fn describe_tool(server: String, #[napi(ts_arg_type = "Record<string, unknown>")] tool: Value) -> Value {
-    describe_tool_entry(&server, &tool)
 }
 
 /// The names a client hands Mastra for its tools (`core::tool_names::keys`): for each
