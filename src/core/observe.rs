@@ -80,18 +80,24 @@ pub struct Event {
 }
 
 /// Runs `f`, recording its trace when `on` (for `method`, the operation's MCP method).
-pub async fn scope<F: Future>(on: bool, method: &str, f: F) -> (F::Output, Option<Trace>) {
+///
+/// Not an `async fn`: one would keep `f` twice (as its argument and as what it awaits), and a
+/// traced run inside a task-local scope a third time; `f` is the whole operation (a tool call's
+/// future is some 12 KiB), and every call on the async path is a task of that size. Untraced,
+/// `f` is held once, inline; traced, the scope is boxed (one allocation a traced operation).
+pub fn scope<'a, F: Future + Send + 'a>(on: bool, method: &str, f: F) -> impl Future<Output = (F::Output, Option<Trace>)> + Send + 'a
+where
+    F::Output: Send,
+{
+    use futures::future::{Either, FutureExt};
     if !on {
-        return (f.await, None);
+        return Either::Left(f.map(|out| (out, None)));
     }
     let trace = Trace { method: method.to_string(), ..Trace::default() };
-    let (out, trace) = CURRENT
-        .scope(RefCell::new(trace), async move {
-            let out = f.await;
-            (out, CURRENT.with(|t| t.try_borrow_mut().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default()))
-        })
-        .await;
-    (out, Some(trace))
+    Either::Right(Box::pin(CURRENT.scope(RefCell::new(trace), async move {
+        let out = f.await;
+        (out, Some(CURRENT.with(|t| t.try_borrow_mut().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default())))
+    })))
 }
 
 /// Whether a trace is being recorded here.

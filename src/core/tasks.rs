@@ -78,7 +78,8 @@ pub async fn call_tool(conn: &Connection, params: Map<String, Value>, options: R
         tracing::debug!(server = %conn.name(), tool = %tool, "tool requires a task; calling it as one");
         tool_cache::mark_task_tool(conn, &tool);
     }
-    TaskCall::new(conn, &tool, options).run(params).await
+    // Boxed: a task call (rare) does not size every plain call's future.
+    Box::pin(TaskCall::new(conn, &tool, options).run(params)).await
 }
 
 fn mentions_task(text: &str) -> bool {

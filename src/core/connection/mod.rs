@@ -408,7 +408,8 @@ impl Connection {
                 }
                 Err(e)
             }
-            Err(RequestFailure::NotSent(e)) => self.send_unsent_again(live, deadline, method, params, &options, e).await,
+            // Boxed: the rare retry does not size every request's future.
+            Err(RequestFailure::NotSent(e)) => Box::pin(self.send_unsent_again(live, deadline, method, params, &options, e)).await,
             Err(RequestFailure::Failed(e)) => Err(e),
         }
     }

@@ -135,7 +135,8 @@ pub async fn call_tool(conn: &Connection, live: &Live, tool: &str, params: Map<S
             format!("Server {server} answered tools/call of tool {tool} with a task but no task id or status"),
         ));
     };
-    call.follow(created).await
+    // Boxed: following a task (the server's choice, rare) does not size every call's future.
+    Box::pin(call.follow(created)).await
 }
 
 impl TaskCall<'_> {
