@@ -1,7 +1,8 @@
 //! The tool-list cache: `tools/list` once per session while the server can tell us of a change
 //! (`notifications/tools/list_changed` bumps `HandlerShared::tools_epoch`, as does a new session
-//! or a disconnect, through this layer's hooks), and which listed tools may run as tasks
-//! (`execution.taskSupport`). A layer above the connection: state in the connection's slots.
+//! or a disconnect, through this layer's hooks), and which tools may run as tasks
+//! (`execution.taskSupport`: listed, in a cached definition, or said by a refusal), known without
+//! a request. A layer above the connection: state in the connection's slots.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -22,8 +23,9 @@ struct ToolCache {
     /// The `describe_tool` entries as JSON text (held once per process for the same bytes: every
     /// per-user client of a server lists the same tools), with the epoch they were listed in.
     list: Mutex<Option<(u64, Interned)>>,
-    /// Tools of the cached list that may run as tasks (`execution.taskSupport`), by name; also
-    /// those the server refused a plain call for. Empty for most servers: calls do not look further.
+    /// Tools that may run as tasks (`execution.taskSupport`), by name: of the cached list, of the
+    /// cached definitions tools were rebuilt from, and those the server refused a plain call for.
+    /// Empty for most servers: calls do not look further.
     task_tools: Mutex<HashMap<String, TaskSupport>>,
 }
 
@@ -162,15 +164,16 @@ pub fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
 /// from then on, so that a call of it needs no listing first. A later listing supersedes it.
 pub fn describe_definition(conn: &Connection, tool: &Value) -> Value {
     let support = TaskSupport::of(tool);
-    if let (Some(name), false) = (tool.get("name").and_then(Value::as_str), support == TaskSupport::Forbidden) {
-        if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
+    if support != TaskSupport::Forbidden {
+        let cache = conn.slots().get::<ToolCache>();
+        if let (Some(name), Ok(mut known)) = (tool.get("name").and_then(Value::as_str), cache.task_tools.lock()) {
             known.insert(name.to_string(), support);
         }
     }
     describe_tool(conn.name(), tool)
 }
 
-/// A tool's `execution.taskSupport` as far as known (`None` when no list is cached).
+/// A tool's `execution.taskSupport` as far as known (`None`: nothing is known of it and no list is cached).
 fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
     let cache = conn.slots().peek::<ToolCache>()?;
     let listed = cache.list.lock().ok().is_some_and(|c| c.is_some());
