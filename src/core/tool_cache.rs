@@ -165,9 +165,10 @@ pub fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
 pub fn describe_definition(conn: &Connection, tool: &Value) -> Value {
     let support = TaskSupport::of(tool);
     if support != TaskSupport::Forbidden {
-        let cache = conn.slots().get::<ToolCache>();
-        if let (Some(name), Ok(mut known)) = (tool.get("name").and_then(Value::as_str), cache.task_tools.lock()) {
-            known.insert(name.to_string(), support);
+        if let Some(name) = tool.get("name").and_then(Value::as_str) {
+            if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
+                known.insert(name.to_string(), support);
+            }
         }
     }
     describe_tool(conn.name(), tool)
