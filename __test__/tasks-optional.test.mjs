@@ -35,8 +35,8 @@ test('optional task tool with preferTasks: runs as a task, its status message re
   assert.ok(statuses.some((p) => p.message === 'adding'), `the task's status reached progress.onUpdate: ${JSON.stringify(statuses)}`);
 });
 
-// A tool rebuilt from a cached definition is called as its definition says, before (and without)
-// any listing by the client that calls it: through MCPClient and through the per-server client.
+// A tool rebuilt from a cached definition is called as its definition says, by a client that has
+// not listed the server's tools: through MCPClient and through the per-server client.
 async function definitionOfSum() {
   const lister = new MCPClient({ id: `optional-tasks-${nextId++}`, servers: { t: server() } });
   clients.push(lister);
