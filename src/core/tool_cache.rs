@@ -156,7 +156,9 @@ impl TaskSupport {
 /// server whose tool requires a task refuses that call without running it, and the call then
 /// runs as one (`tasks::call_tool`).
 pub fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
-    has_task_tools(conn) && tool_task_support(conn, tool).is_some_and(|support| support.runs_as_task(caller_asks))
+    let Some(cache) = conn.slots().peek::<ToolCache>() else { return false };
+    let support = cache.task_tools.lock().ok().and_then(|known| known.get(tool).copied());
+    support.is_some_and(|support| support.runs_as_task(caller_asks))
 }
 
 /// A cached definition a tool is rebuilt from (`toolFromDefinition`), described as a listing
@@ -164,37 +166,21 @@ pub fn runs_as_task(conn: &Connection, tool: &str, caller_asks: bool) -> bool {
 /// from then on, so that a call of it needs no listing first. A later listing supersedes it.
 pub fn describe_definition(conn: &Connection, tool: &Value) -> Value {
     let support = TaskSupport::of(tool);
-    if support != TaskSupport::Forbidden {
-        if let Some(name) = tool.get("name").and_then(Value::as_str) {
-            if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
-                known.insert(name.to_string(), support);
-            }
-        }
+    if let Some(name) = tool.get("name").and_then(Value::as_str).filter(|_| support != TaskSupport::Forbidden) {
+        know_support(conn, name, support);
     }
     describe_tool(conn.name(), tool)
 }
 
-/// A tool's `execution.taskSupport` as far as known (`None`: nothing is known of it and no list is cached).
-fn tool_task_support(conn: &Connection, name: &str) -> Option<TaskSupport> {
-    let cache = conn.slots().peek::<ToolCache>()?;
-    let listed = cache.list.lock().ok().is_some_and(|c| c.is_some());
-    let known = cache.task_tools.lock().ok().and_then(|t| t.get(name).copied());
-    match known {
-        Some(support) => Some(support),
-        None if listed => Some(TaskSupport::Forbidden),
-        None => None,
-    }
-}
-
-/// Whether any tool of this server may run as a task.
-fn has_task_tools(conn: &Connection) -> bool {
-    conn.slots().peek::<ToolCache>().is_some_and(|c| c.task_tools.lock().is_ok_and(|t| !t.is_empty()))
-}
-
 /// Records that a tool requires task augmentation: the server said so when it was called plainly.
 pub fn mark_task_tool(conn: &Connection, name: &str) {
+    know_support(conn, name, TaskSupport::Required);
+}
+
+/// Records what is known of one tool's task support (until the next listing replaces it all).
+fn know_support(conn: &Connection, name: &str, support: TaskSupport) {
     if let Ok(mut known) = conn.slots().get::<ToolCache>().task_tools.lock() {
-        known.insert(name.to_string(), TaskSupport::Required);
+        known.insert(name.to_string(), support);
     }
 }
 
