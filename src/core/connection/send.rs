@@ -17,6 +17,7 @@ use crate::core::transport::envelope::LOG_LEVEL_KEY;
 use crate::core::transport::lane::{Bound, Lane, LaneError, CLOSED_UNDER_REQUEST};
 use crate::core::transport::observed::WantsProgress;
 use crate::core::transport::posted::Posted;
+use crate::core::transport::raw_answer::RawAnswer;
 use crate::core::transport::reachability::SendDeadline;
 use crate::core::transport::streamable::FetchContext;
 
@@ -94,6 +95,12 @@ impl Connection {
         if let Some(id) = options.context {
             request.extensions_mut().insert(FetchContext(id));
         }
+        // Its result comes back as the text it came in (transport::raw_answer), except a 2026-07-28
+        // session's tool list: rmcp's worker reads that one (the tools' header parameters).
+        let raw = (!(live.is_modern() && method == "tools/list")).then(RawAnswer::default);
+        if let Some(raw) = &raw {
+            request.extensions_mut().insert(raw.clone());
+        }
         // Progress is wanted when tracking set a token, or when the caller's own `_meta` carries one.
         let wanted_progress = options.progress_token.clone().or_else(|| options.meta.as_ref().and_then(|m| m.get("progressToken")).cloned());
         if wanted_progress.is_some() {
@@ -169,6 +176,9 @@ impl Connection {
         }
         let result = outcome?;
         live.note_answer();
+        if let Some(text) = raw.and_then(|raw| raw.take()) {
+            return Ok(text);
+        }
         serde_json::to_string(&result)
             .map_err(|e| RequestFailure::Failed(McpError::new(ErrorKind::InvalidResponse, name, format!("{method} failed on server {name}: {e}"))))
     }

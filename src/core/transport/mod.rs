@@ -11,6 +11,7 @@ pub mod observed;
 pub mod pipe;
 pub mod pipe_writer;
 pub mod posted;
+pub mod raw_answer;
 pub mod process_group;
 pub mod reachability;
 pub mod reply;

@@ -21,6 +21,7 @@ use sse_stream::{Sse, SseStream};
 use super::answer_watch::AnswerWatch;
 use super::envelope::add_to_handshake;
 use super::listener::{InFlight, Listener, QUIET_BEFORE_LISTENING};
+use super::raw_answer;
 use super::reachability::{Reachability, SendDeadline, Turn};
 use super::reply::answer_with_id;
 use super::resume::{Local, Resume};
@@ -268,6 +269,8 @@ impl McpHttp {
             self.resume.handshake_sent();
         }
         let discover = discover_request_id(&message).and_then(|id| Some((id, self.discover.clone()?)));
+        // The result's text kept apart from rmcp's message (`raw_answer`), for requests that ask.
+        let raw = raw_answer::wanted(&message).filter(|_| discover.is_none());
         if let Some((id, answers)) = &discover {
             if let Some(answer) = answers.known() {
                 return Ok(StreamableHttpPostResponse::Json(answer_with_id(answer, id.clone()), None));
@@ -314,9 +317,12 @@ impl McpHttp {
         if is_media(content_type.as_deref(), "text/event-stream") {
             // Counted until the answer comes, here or on the stream that resumes this one.
             let mut watch = AnswerWatch::new(in_flight, self.listener.clone());
-            let events = sse_events(response).map(move |event| {
-                if let Ok(event) = &event {
+            let events = sse_events(response).map(move |mut event| {
+                if let Ok(event) = &mut event {
                     watch.observe(event);
+                    if let Some((id, raw)) = &raw {
+                        raw.keep_event(id, event);
+                    }
                 }
                 event
             });
@@ -324,6 +330,9 @@ impl McpHttp {
         }
         if is_media(content_type.as_deref(), "application/json") {
             let body = response.bytes(JSON_LIMIT).await.map_err(StreamableHttpError::Client)?;
+            if let Some(message) = raw.and_then(|(id, raw)| raw.keep_json(&id, &body)) {
+                return Ok(StreamableHttpPostResponse::Json(message, session));
+            }
             let message: ServerJsonRpcMessage = serde_json::from_slice(&body).map_err(|e| {
                 StreamableHttpError::UnexpectedServerResponse(
                     format!("the response is not a JSON-RPC message ({e}): {}", String::from_utf8_lossy(&body[..body.len().min(200)])).into(),
