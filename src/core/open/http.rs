@@ -97,7 +97,8 @@ async fn open_http(
             Err(first) => return Err(first),
         }
     };
-    open_sse(name, spec, handler, &budget, remote.net, remote.oauth.as_deref(), streamable_failed).await
+    // Boxed: the fallback is rare, and inline it would size every connect.
+    Box::pin(open_sse(name, spec, handler, &budget, remote.net, remote.oauth.as_deref(), streamable_failed)).await
 }
 
 /// The Streamable HTTP starts of a plan, on one session's parts: the first start, and the one

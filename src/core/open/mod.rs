@@ -37,9 +37,11 @@ pub async fn open_session(config: ServerConfig, shared: Arc<HandlerShared>, requ
     let plan = era::plan(&shared, &spec);
     let handler = Handler { shared: shared.clone() };
     let mut outcome = Outcome::default();
+    // Each transport's run is boxed: inline, the larger of the two (stdio's handshakes) would size
+    // every connect, and 200 users connecting at once hold 200 of them.
     let mut opened = match &spec {
-        ServerSpec::Stdio(spec) => stdio::run_stdio(&name, spec, handler, request_timeout_ms, &plan, &mut outcome).await,
-        ServerSpec::Http(spec) => http::run_http(&name, spec, handler, request_timeout_ms, remote, &plan, &mut outcome).await,
+        ServerSpec::Stdio(spec) => Box::pin(stdio::run_stdio(&name, spec, handler, request_timeout_ms, &plan, &mut outcome)).await,
+        ServerSpec::Http(spec) => Box::pin(http::run_http(&name, spec, handler, request_timeout_ms, remote, &plan, &mut outcome)).await,
     };
     if let Ok(opened) = &mut opened {
         let version = opened.service.peer().peer_info().map(|i| i.protocol_version.to_string());
