@@ -124,7 +124,7 @@ impl<T> std::fmt::Debug for Sender<T> {
 impl<T> Sender<T> {
     /// Sends `value`, waiting for room; fails (handing it back) once the receiver is gone.
     pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
-        Send {
+        SendFuture {
             shared: &self.0,
             value: Some(Box::new(value)),
             ticket: None,
@@ -167,15 +167,13 @@ impl<T> Sender<T> {
 }
 
 /// A `send` in progress: its message, and its place in line once it had to wait.
-struct Send<'a, T> {
+struct SendFuture<'a, T> {
     shared: &'a Arc<Shared<T>>,
     value: Option<Box<T>>,
     ticket: Option<u64>,
 }
 
-impl<T> Unpin for Send<'_, T> {}
-
-impl<T> Future for Send<'_, T> {
+impl<T> Future for SendFuture<'_, T> {
     type Output = Result<(), SendError<T>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -221,7 +219,7 @@ impl<T> Future for Send<'_, T> {
     }
 }
 
-impl<T> Drop for Send<'_, T> {
+impl<T> Drop for SendFuture<'_, T> {
     fn drop(&mut self) {
         // A send dropped while it waited leaves the line (and passes its turn on).
         let Some(ticket) = self.ticket.take() else {
