@@ -23,9 +23,12 @@ use crate::core::handler::HandlerShared;
 
 /// Longest line accepted from a server (a tool result is one line). Longer ones are skipped.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
-/// How much one read may take from the pipe (a pipe holds 64 KiB). The buffer is filled without
-/// being zeroed first, so a server that only ever sends small messages keeps little of it resident.
+/// The most one read may take from the pipe (a pipe holds 64 KiB): reached while a server streams
+/// (each read that fills the buffer doubles the next one's room).
 const READ_CHUNK_BYTES: usize = 64 * 1024;
+/// The room of a read after one that did not fill its buffer: a session waiting for its next
+/// small message holds this much, not a pipe's worth (100 idle stdio clients held 6 MB of it).
+const SMALL_READ_BYTES: usize = 4 * 1024;
 /// A line buffer grown past this by one big message is given back once the message is handled.
 const KEEP_LINE_CAPACITY: usize = 256 * 1024;
 /// Bound on flushing and closing stdin (a server that does not read can hold a write forever).
@@ -36,6 +39,8 @@ pub struct PipeTransport<R> {
     /// Bytes read from the pipe; `buf[pos..]` is not consumed yet.
     buf: Vec<u8>,
     pos: usize,
+    /// The room the next read gets (`SMALL_READ_BYTES` up to `READ_CHUNK_BYTES`).
+    next_read: usize,
     line: Vec<u8>,
     /// Skipping the rest of an oversized line.
     discarding: bool,
@@ -65,7 +70,19 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     /// Must be called inside a tokio runtime (the writer and the lane start tasks).
     pub fn new(read: R, writer: Arc<PipeWriter>, shared: Arc<HandlerShared>, group: Option<ProcessGroup>) -> Self {
         let lane = Lane::start(writer.clone());
-        PipeTransport { read, buf: Vec::new(), pos: 0, line: Vec::new(), discarding: false, writer, lane, shared, group, stdout_closed: false }
+        PipeTransport {
+            read,
+            buf: Vec::new(),
+            pos: 0,
+            next_read: SMALL_READ_BYTES,
+            line: Vec::new(),
+            discarding: false,
+            writer,
+            lane,
+            shared,
+            group,
+            stdout_closed: false,
+        }
     }
 
     pub fn lane(&self) -> Arc<Lane> {
@@ -102,12 +119,19 @@ impl<R: AsyncRead + Unpin + Send> PipeTransport<R> {
     async fn read_line(&mut self) -> std::io::Result<LineRead> {
         loop {
             if self.pos == self.buf.len() {
-                self.buf.clear();
                 self.pos = 0;
-                self.buf.reserve(READ_CHUNK_BYTES);
-                if self.read.read_buf(&mut self.buf).await? == 0 {
+                if self.buf.capacity() > self.next_read {
+                    // The stream went quiet: the big buffer goes, a small one waits.
+                    self.buf = Vec::new();
+                }
+                self.buf.clear();
+                self.buf.reserve(self.next_read);
+                let room = self.buf.capacity();
+                let read = self.read.read_buf(&mut self.buf).await?;
+                if read == 0 {
                     return Ok(LineRead::Eof);
                 }
+                self.next_read = if read >= room { (room * 2).min(READ_CHUNK_BYTES) } else { SMALL_READ_BYTES };
             }
             let available = &self.buf[self.pos..];
             let newline = available.iter().position(|b| *b == b'\n');
