@@ -43,8 +43,10 @@ export declare class NativeClient {
    * Tools of one server (`server` given) or of all servers.
    * JSON text of `Array<{ server, ok, value?, error?, durationMs }>`.
    * `metas`: each server's request `_meta` (the face's trace context), by server name.
+   * `keyOnly`: each listing's `tools` is `null` beside its `toolsKey` (`toolsText` gives the
+   * text for a key the face holds no parse of).
    */
-  listTools(server?: string | undefined | null, perServerTimeoutMs?: number | undefined | null, metas?: Record<string, Record<string, string>> | undefined): Promise<string>
+  listTools(server?: string | undefined | null, perServerTimeoutMs?: number | undefined | null, metas?: Record<string, Record<string, string>> | undefined, keyOnly?: boolean | undefined | null): Promise<string>
   /**
    * For each server, the epoch of its cached tool list when that list is still current and
    * the session live (`null` otherwise): lets the face reuse its Tool objects without a call.
@@ -283,3 +285,9 @@ export declare function toolLockServers(lock: unknown): Array<string>
 
 /** The text of a lock file for `{ server: tools }`. */
 export declare function toolLockText(servers: Record<string, unknown>): string
+
+/**
+ * The described tools' JSON text under `toolsKey` (a listing's), while some session of the
+ * process still holds it; `null` once none does (the face lists again).
+ */
+export declare function toolsText(key: string): string | null

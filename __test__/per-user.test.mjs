@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createRequire } from 'node:module';
-import { MCPClient } from '../index.mjs';
+import { MCPClient, InternalMastraMCPClient } from '../index.mjs';
 import { startPerUserServer } from './fixtures/per-user-server.mjs';
 
 const require = createRequire(import.meta.url);
@@ -120,6 +120,46 @@ test('a shared validator serves only identical schemas', async () => {
     assert.equal((await a.s.shared.execute({ n: -1 }))?.error, true, 'minimum 0 holds for alice too');
   } finally {
     await Promise.all([alice.disconnect(), bob.disconnect()]);
+  }
+});
+
+test("each user's tool list, whether another client of the process already holds it or not, through both doors", async () => {
+  const { url } = await server();
+  const described = async (c) => Object.fromEntries(Object.entries((await c.listToolsets()).s).map(([n, t]) => [n, t.description]));
+  const expected = (user) => ({ echo: 'Echoes', shared: 'The same for everyone', [`only_${user}`]: `Only for ${user}` });
+  // Two clients of one user at once (the list text crosses over for one of them at most), then one
+  // after them, while they still hold it.
+  const [a1, a2] = [userClient(url, 'alice'), userClient(url, 'alice')];
+  assert.deepEqual(await Promise.all([described(a1), described(a2)]), [expected('alice'), expected('alice')]);
+  const a3 = userClient(url, 'alice');
+  assert.deepEqual(await described(a3), expected('alice'));
+  // Another user lists other tools: never alice's.
+  const bob = userClient(url, 'bob');
+  assert.deepEqual(await described(bob), expected('bob'));
+  // The per-server client's definitions, beside clients that hold the same list.
+  const internal = new InternalMastraMCPClient({
+    name: 's',
+    server: { url: new URL(url), requestInit: { headers: { Authorization: 'Bearer alice-token' } } },
+  });
+  try {
+    const defs = await internal.toolDefinitions();
+    assert.deepEqual(Object.keys(defs).sort(), ['echo', 'only_alice', 'shared']);
+    assert.deepEqual(defs.only_alice.inputSchema.required, ['alice_field']);
+    assert.equal((await (await internal.tools()).echo.execute({ message: 'hi' })).content[0].text, 'alice:hi');
+  } finally {
+    await internal.disconnect();
+  }
+  await Promise.all([a1, a2, a3, bob].map((c) => c.disconnect()));
+  // Once every client that held it is gone, the next client of the user reads the list afresh.
+  await new Promise((r) => setTimeout(r, 50));
+  gc();
+  gc();
+  const a4 = userClient(url, 'alice');
+  try {
+    assert.deepEqual(await described(a4), expected('alice'));
+    assert.equal((await (await a4.listToolsets()).s.only_alice.execute({ alice_field: 'x' })).content[0].text, 'alice:only_alice');
+  } finally {
+    await a4.disconnect();
   }
 });
 

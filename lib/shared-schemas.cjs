@@ -64,6 +64,11 @@ function sharedToolList(key, parsed) {
   return entryFor(`list:${key}`, parsed, (list) => list);
 }
 
+/** The shared tool list for `key` while some client holds it, else `undefined`. */
+function heldToolList(key) {
+  return key ? entries.get(`list:${key}`)?.deref() : undefined;
+}
+
 /** How many shared schema entries are alive (for tests). */
 function sharedSchemaCount() {
   let n = 0;
@@ -71,4 +76,4 @@ function sharedSchemaCount() {
   return n;
 }
 
-module.exports = { inputSchemaFor, outputSchemasFor, sharedToolList, sharedSchemaCount };
+module.exports = { inputSchemaFor, outputSchemasFor, sharedToolList, heldToolList, sharedSchemaCount };

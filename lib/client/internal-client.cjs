@@ -237,7 +237,7 @@ function createInternalClientClass(kit) {
     }
 
     async toolDefinitions() {
-      const [outcome] = JSON.parse(await this.#native.listTools(this.name, undefined, traceMetas(this.#host)));
+      const [outcome] = await toolsets.listedTools(this.#native, this.name, undefined, traceMetas(this.#host));
       if (!outcome.ok) throw serverFailure(this.#host, this.name, outcome.error, 'MCP_CLIENT_GET_TOOLS_FAILED');
       return toolsets.definitionsOf(this.name, outcome.value);
     }

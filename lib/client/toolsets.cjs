@@ -4,9 +4,9 @@
 // built once per epoch (`lib/tools.cjs`), tools rebuilt from cached definitions, and the hooks of
 // tools set aside for a malformed schema (`lib/schema-problems.cjs`) and of the tool lock
 // (`lib/tool-pins.cjs`).
-const { toolKeys } = require('../native.cjs');
+const { toolKeys, toolsText } = require('../native.cjs');
 const { buildTool, toDefinition } = require('../tools.cjs');
-const { sharedToolList } = require('../shared-schemas.cjs');
+const { sharedToolList, heldToolList } = require('../shared-schemas.cjs');
 const { schemaInvalidError, isSchemaInvalid, problemOf } = require('../schema-problems.cjs');
 const { gateExecute, isToolDrift } = require('../tool-pins.cjs');
 const { log } = require('./events.cjs');
@@ -18,12 +18,9 @@ const { METHODS } = require('./defaults.cjs');
 async function toolEntries(host, options) {
   const reused = currentToolEntries(host);
   if (reused) return reused;
-  const outcomes = await fannedOut(host, METHODS.listTools, async (metas) =>
-    JSON.parse(await host.native.listTools(undefined, options?.perServerTimeoutMs, metas)),
-  );
+  const outcomes = await fannedOut(host, METHODS.listTools, (metas) => listedTools(host.native, undefined, options?.perServerTimeoutMs, metas));
   for (const o of outcomes) {
     if (!o.ok) continue;
-    o.value.tools = sharedToolList(o.value.toolsKey, o.value.tools);
     const prev = host.toolCache.get(o.server);
     if (!prev || prev.epoch !== o.value.epoch) {
       host.toolCache.set(o.server, { epoch: o.value.epoch, session: o.value, tools: null });
@@ -31,6 +28,34 @@ async function toolEntries(host, options) {
     }
   }
   host.toolNames = namesOf(outcomes.filter((o) => o.ok).map((o) => [o.server, o.value.tools.filter((e) => !e.schemaProblem).map((e) => e.tool.name)]));
+  return outcomes;
+}
+
+/**
+ * The core's listing of `server`'s tools (of every server's, without one), each listing's tools
+ * being the process's shared parse for its `toolsKey`. The core sends the key alone; the text
+ * crosses over (`toolsText`) only when no client of the process holds its parse, and in the rare
+ * case the core no longer holds it either (the list changed in between), that server is listed
+ * again, text and all.
+ */
+async function listedTools(native, server, timeoutMs, metas) {
+  const outcomes = JSON.parse(await native.listTools(server, timeoutMs, metas, true));
+  for (let i = 0; i < outcomes.length; i++) {
+    const o = outcomes[i];
+    if (!o.ok) continue;
+    const key = o.value.toolsKey;
+    let tools = heldToolList(key);
+    if (!tools) {
+      const text = toolsText(key);
+      if (text != null) tools = sharedToolList(key, JSON.parse(text));
+    }
+    if (tools) o.value.tools = tools;
+    else {
+      const [again] = JSON.parse(await native.listTools(o.server, timeoutMs, metas, false));
+      if (again.ok) again.value.tools = sharedToolList(again.value.toolsKey, again.value.tools);
+      outcomes[i] = again;
+    }
+  }
   return outcomes;
 }
 
@@ -338,4 +363,4 @@ async function hydrateOrSetAside(host, serverName, definition, coreTools, key) {
   }
 }
 
-module.exports = { disconnected, toolEntries, toolsFor, serverTools, toolsets, definitions, definitionsOf, hydrate, hydrateAll, hydrateServer };
+module.exports = { listedTools, disconnected, toolEntries, toolsFor, serverTools, toolsets, definitions, definitionsOf, hydrate, hydrateAll, hydrateServer };

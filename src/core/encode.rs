@@ -152,8 +152,10 @@ pub fn outcomes_text(outcomes: Vec<ServerOutcome<Traced<String>>>) -> String {
 
 /// One server's tool listing as JSON text: its session info (an object), the cache epoch, the
 /// key of the tools' text (`toolsKey`: the face parses and keeps one copy per process) and the
-/// described tools (`tools_text`, a JSON array).
-pub fn tool_listing(info: &Value, epoch: u64, tools_key: &str, tools_text: &str) -> String {
+/// described tools (`tools_text`, a JSON array; `null` when `None`: the face holds that text's
+/// parse already, or asks for it by its key, see `interned::lookup`).
+pub fn tool_listing(info: &Value, epoch: u64, tools_key: &str, tools_text: Option<&str>) -> String {
+    let tools_text = tools_text.unwrap_or("null");
     let info = info.to_string();
     let mut out = String::with_capacity(info.len() + tools_text.len() + tools_key.len() + 48);
     out.push_str(info.strip_suffix('}').unwrap_or("{"));

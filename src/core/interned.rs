@@ -47,6 +47,11 @@ pub fn intern(text: String) -> Interned {
     Interned { key, text: shared }
 }
 
+/// The text alive under `key` (some holder keeps it), if any.
+pub fn lookup(key: &str) -> Option<Arc<str>> {
+    table().lock().ok()?.entries.get(key).and_then(Weak::upgrade)
+}
+
 /// How many entries the table holds, dead ones not yet swept included (for tests).
 #[cfg(test)]
 fn table_len() -> usize {
@@ -67,6 +72,17 @@ mod tests {
         assert!(!Arc::ptr_eq(&a.text, &c.text));
         assert_ne!(a.key, c.key);
         assert_eq!(&*c.text, r#"[{"name":"other"}]"#);
+    }
+
+    #[test]
+    fn a_key_finds_its_text_while_someone_holds_it() {
+        let held = intern(r#"[{"name":"looked-up"}]"#.to_string());
+        let found = lookup(&held.key).expect("alive while held");
+        assert!(Arc::ptr_eq(&found, &held.text));
+        let key = held.key.clone();
+        drop((held, found));
+        assert!(lookup(&key).is_none(), "gone once nobody holds it");
+        assert!(lookup("no-such-key").is_none());
     }
 
     #[test]

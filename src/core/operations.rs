@@ -54,12 +54,24 @@ pub async fn session_info(conn: &Connection) -> Result<Value> {
     }))
 }
 
+/// What a tool listing carries of the described tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolsText {
+    /// The described tools' JSON text.
+    Included,
+    /// Their key only (`toolsKey`): a face that holds their parse for that key already (every
+    /// per-user client of a server lists the same tools) is spared the text; one that does not
+    /// asks for it by the key (`interned::lookup`).
+    KeyOnly,
+}
+
 /// One server's tool listing as JSON text (`encode::tool_listing`); `meta`: the `_meta` of its
 /// `tools/list` requests (trace context).
-async fn tools_of(conn: Arc<Connection>, meta: Option<Value>) -> Result<String> {
+async fn tools_of(conn: Arc<Connection>, meta: Option<Value>, text: ToolsText) -> Result<String> {
     let (epoch, tools) = tool_cache::tools(&conn, meta.as_ref()).await?;
     let info = session_info(&conn).await?;
-    Ok(encode::tool_listing(&info, epoch, &tools.key, &tools.text))
+    let described = (text == ToolsText::Included).then_some(&*tools.text);
+    Ok(encode::tool_listing(&info, epoch, &tools.key, described))
 }
 
 /// The `_meta` of `server`'s requests in `metas` (by server name), when an object.
@@ -74,6 +86,7 @@ pub async fn list_tools(
     server: Option<String>,
     per_server_timeout_ms: Option<u64>,
     metas: Option<Value>,
+    text: ToolsText,
     observed: bool,
 ) -> Result<String> {
     const METHOD: &str = LIST_TOOLS;
@@ -81,14 +94,14 @@ pub async fn list_tools(
         Some(name) => {
             let conn = registry.get(&name)?;
             let started = std::time::Instant::now();
-            let result = observe::scope(observed, METHOD, tools_of(conn, meta_of(metas.as_ref(), &name))).await;
+            let result = observe::scope(observed, METHOD, tools_of(conn, meta_of(metas.as_ref(), &name), text)).await;
             vec![ServerOutcome { server: name, result: Ok(result), duration_ms: started.elapsed().as_secs_f64() * 1000.0 }]
         }
         None => {
             registry
                 .fan_out(per_server_timeout_ms, |conn| {
                     let meta = meta_of(metas.as_ref(), conn.name());
-                    async move { Ok(observe::scope(observed, METHOD, tools_of(conn, meta)).await) }
+                    async move { Ok(observe::scope(observed, METHOD, tools_of(conn, meta, text)).await) }
                 })
                 .await
         }

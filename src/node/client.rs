@@ -175,14 +175,18 @@ impl NativeClient {
     /// Tools of one server (`server` given) or of all servers.
     /// JSON text of `Array<{ server, ok, value?, error?, durationMs }>`.
     /// `metas`: each server's request `_meta` (the face's trace context), by server name.
+    /// `keyOnly`: each listing's `tools` is `null` beside its `toolsKey` (`toolsText` gives the
+    /// text for a key the face holds no parse of).
     #[napi(ts_return_type = "Promise<string>")]
     pub async fn list_tools(
         &self,
         server: Option<String>,
         per_server_timeout_ms: Option<f64>,
         #[napi(ts_arg_type = "Record<string, Record<string, string>> | undefined")] metas: Option<Value>,
+        key_only: Option<bool>,
     ) -> Result<String> {
-        operations::list_tools(&self.registry(), server, opt_ms(per_server_timeout_ms), metas, self.observing()).await.map_err(to_napi)
+        let text = if key_only == Some(true) { operations::ToolsText::KeyOnly } else { operations::ToolsText::Included };
+        operations::list_tools(&self.registry(), server, opt_ms(per_server_timeout_ms), metas, text, self.observing()).await.map_err(to_napi)
     }
 
     /// For each server, the epoch of its cached tool list when that list is still current and
@@ -432,6 +436,13 @@ pub fn methods() -> Value {
 #[napi(ts_return_type = "{ requestTimeoutMs: number; abortReason: string }")]
 pub fn defaults() -> Value {
     operations::face_defaults()
+}
+
+/// The described tools' JSON text under `toolsKey` (a listing's), while some session of the
+/// process still holds it; `null` once none does (the face lists again).
+#[napi]
+pub fn tools_text(key: String) -> Option<String> {
+    crate::core::interned::lookup(&key).map(|text| text.to_string())
 }
 
 /// The names a client hands Mastra for its tools (`core::tool_names::keys`): for each

@@ -45,9 +45,10 @@ fn list_outcomes_snapshot() {
 
 #[test]
 fn tool_listing_outcomes_snapshot() {
-    let listing = tool_listing(&json!({ "protocolVersion": "2025-06-18", "instructions": null }), 4, "k1", "[{\"tool\":{\"name\":\"t\"}}]");
+    let listing = tool_listing(&json!({ "protocolVersion": "2025-06-18", "instructions": null }), 4, "k1", Some("[{\"tool\":{\"name\":\"t\"}}]"));
     assert_eq!(listing, r#"{"protocolVersion":"2025-06-18","instructions":null,"epoch":4,"toolsKey":"k1","tools":[{"tool":{"name":"t"}}]}"#);
-    assert_eq!(tool_listing(&json!({}), 0, "k", "[]"), r#"{"epoch":0,"toolsKey":"k","tools":[]}"#);
+    assert_eq!(tool_listing(&json!({}), 0, "k", Some("[]")), r#"{"epoch":0,"toolsKey":"k","tools":[]}"#);
+    assert_eq!(tool_listing(&json!({}), 3, "k", None), r#"{"epoch":3,"toolsKey":"k","tools":null}"#);
     let text = outcomes_text(vec![outcome("a", Ok("{\"x\":1}".to_string())), outcome("b", Err(McpError::unknown_server("b")))]);
     let parsed: Value = serde_json::from_str(&text).expect("the outcome text is JSON");
     assert_eq!(parsed[0], json!({ "server": "a", "ok": true, "durationMs": 1.5, "value": { "x": 1 } }));
