@@ -45,7 +45,7 @@ async function listedTools(native, server, timeoutMs, metas) {
     if (!o.ok) continue;
     const key = o.value.toolsKey;
     let tools = heldToolList(key);
-    if (!tools) {
+    if (!tools && key) {
       const text = toolsText(key);
       if (text != null) tools = sharedToolList(key, JSON.parse(text));
     }
